@@ -1,0 +1,69 @@
+{% macro cdc_parse_messages(source_relation, landings_relation, format_id, message_schema) %}
+    {#-
+        The committed landed messages of one format, parsed: one row per JSON object in the message
+        (a message may be one object or an array of objects). Columns: the landing provenance,
+        element_index, `message` (a struct of `message_schema`, every leaf a string holding the exact
+        text), and parse_state: ok, tombstone (null value), undecodable (binary decoder failed),
+        invalid_json, not_an_object.
+    -#}
+    with landed as (
+        select *
+        from {{ source_relation }}
+        where
+            message_format = '{{ format_id }}'
+            and landing_seq in (select landing_seq from {{ landings_relation }})
+    ),
+
+    normalized as (
+        select
+            *,
+            coalesce(message_text, base64(message_bytes)) as raw_message,
+            case
+                when message_text is null then null
+                when ltrim(message_text) like '[%' then {{ cdc_exact_json('message_text') }}
+                else concat('[', {{ cdc_exact_json('message_text') }}, '\n]')
+            end as exact_json
+        from landed
+    ),
+
+    parsed as (
+        select
+            *,
+            from_json(exact_json, 'array<{{ message_schema }}>', {{ cdc_json_options() }}) as message_array
+        from normalized
+    )
+
+    select
+        parsed.message_id,
+        parsed.landing_seq,
+        parsed.message_index,
+        parsed.landed_at,
+        parsed.source_uri,
+        parsed.kafka_topic,
+        parsed.kafka_partition,
+        parsed.kafka_offset,
+        parsed.kafka_key,
+        parsed.raw_message,
+        parsed.decode_error,
+        exploded.element_index,
+        exploded.message,
+        case
+            when parsed.decode_error is not null then 'undecodable'
+            when parsed.message_text is null then 'tombstone'
+            when parsed.message_array is null then 'invalid_json'
+            when exploded.message is null then 'not_an_object'
+            else 'ok'
+        end as parse_state
+    from parsed
+    lateral view outer posexplode(parsed.message_array) exploded as element_index, message
+{% endmacro %}
+
+
+{% macro cdc_parse_failure_reason(parse_state, format_id) %}
+    {#- The quarantine reason for a message that did not parse. -#}
+    case {{ parse_state }}
+        when 'undecodable' then concat('undecodable bytes: ', decode_error)
+        when 'invalid_json' then 'invalid JSON: the message does not parse (comments, trailing commas and raw newlines in strings are tolerated)'
+        when 'not_an_object' then 'not a {{ format_id }} message: the JSON is not an object'
+    end
+{% endmacro %}

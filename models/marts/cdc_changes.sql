@@ -1,0 +1,75 @@
+{#-
+    One row per row change of every format, keyed and deduplicated: a message delivered twice
+    (same content, any offset or file) gives one change. change_order orders the changes of one key:
+    source position (binlog file and offset, SCN, sequence) where the format has one, then event
+    time, then landing position (landing, message, element, row).
+-#}
+with
+
+keyed_changes as (
+    select *
+    from {{ ref('int_cdc__changes_keyed') }}
+    where key_problem is null
+),
+
+identified as (
+    select
+        *,
+        sha2(
+            to_json(named_struct(
+                'format', source_format,
+                'database', source_database,
+                'table', source_table,
+                'key', primary_key,
+                'op', op,
+                'before', before,
+                'after', after,
+                'event_ts', cast(event_ts as string),
+                'log_file', source_log_file,
+                'log_pos', source_log_pos,
+                'row', row_index,
+                'event', source_event_id
+            )),
+            256
+        ) as change_id
+    from keyed_changes
+),
+
+deduplicated as (
+    select *
+    from identified
+    qualify row_number() over (
+        partition by change_id
+        order by landing_seq, message_index, element_index, row_index
+    ) = 1
+)
+
+select
+    change_id,
+    source_format,
+    source_database,
+    source_table,
+    op,
+    primary_key,
+    before_primary_key,
+    resolved_key_columns as key_columns,
+    key_source,
+    before,
+    after,
+    column_types,
+    column_jdbc_types,
+    event_ts,
+    source_log_file,
+    source_log_pos,
+    transaction_id,
+    message_id,
+    landing_seq,
+    message_index,
+    element_index,
+    row_index,
+    source_uri,
+    kafka_topic,
+    kafka_partition,
+    kafka_offset,
+    landed_at
+from deduplicated

@@ -1,0 +1,212 @@
+{#-
+    Canal FlatMessage JSON: one row per element of `data` for DML, one row per DDL or control
+    message, one row per message or row that cannot be used (quarantine).
+    An UPDATE's before image is data[i] overlaid with old[i] (old lists only changed columns; a
+    key present with null means the before value was NULL). Each row uses its own old[i].
+-#}
+{%- set message_schema -%}
+struct<
+    data: array<map<string, string>>,
+    old: array<map<string, string>>,
+    database: string,
+    `table`: string,
+    type: string,
+    isDdl: string,
+    pkNames: array<string>,
+    es: string,
+    ts: string,
+    id: string,
+    `sql`: string,
+    mysqlType: map<string, string>,
+    sqlType: map<string, string>,
+    tableChanges: struct<table: struct<primaryKeyColumnNames: array<string>>>
+>
+{%- endset -%}
+
+with
+
+messages as (
+    {{ cdc_parse_messages(
+        source('canal_json', 'raw_messages'),
+        source('cdc_landing', 'landings'),
+        'canal_json',
+        message_schema | replace('\n', ' ')
+    ) }}
+),
+
+classified as (
+    select
+        *,
+        upper(message.type) as event_type,
+        case
+            when parse_state != 'ok' then 'quarantine'
+            when lower(message.isDdl) = 'true'
+                or upper(message.type) in (
+                    'CREATE', 'ALTER', 'ERASE', 'QUERY', 'TRUNCATE', 'RENAME', 'CINDEX', 'DINDEX'
+                )
+                then 'ddl'
+            when upper(message.type) in ('INSERT', 'UPDATE', 'DELETE', 'INIT', 'ROW') then 'change'
+            when upper(message.type) in (
+                'GTID', 'XACOMMIT', 'XAROLLBACK', 'MHEARTBEAT', 'HEARTBEAT',
+                'TRANSACTIONBEGIN', 'TRANSACTIONEND'
+            )
+                then 'control'
+            else 'quarantine'
+        end as message_kind,
+        nullif(message.database, '') as source_database,
+        nullif(message.`table`, '') as source_table,
+        {{ cdc_epoch_to_timestamp('message.es') }} as event_ts,
+        concat_ws('/', message.id, message.es, message.ts) as source_event_id,
+        case
+            when size(array_distinct(message.pkNames)) > 0
+                then array_distinct(message.pkNames)
+        end as key_columns
+    from messages
+),
+
+change_rows as (
+    select
+        classified.*,
+        exploded.row_index,
+        exploded.data_row,
+        try_element_at(message.old, exploded.row_index + 1) as old_row
+    from classified
+    lateral view outer posexplode(message.data) exploded as row_index, data_row
+    where message_kind = 'change'
+),
+
+changes as (
+    select
+        *,
+        'change' as event_kind,
+        case event_type
+            when 'INSERT' then 'insert'
+            when 'UPDATE' then 'update'
+            when 'DELETE' then 'delete'
+            else 'snapshot'
+        end as op,
+        case
+            when event_type = 'UPDATE'
+                then map_concat(
+                    map_filter(
+                        data_row,
+                        (column_name, column_value) -> not array_contains(
+                            map_keys(coalesce(old_row, map())), column_name
+                        )
+                    ),
+                    coalesce(old_row, map())
+                )
+            when event_type = 'DELETE' then data_row
+        end as before,
+        case when event_type != 'DELETE' then data_row end as after,
+        message.mysqlType as column_types,
+        message.sqlType as column_jdbc_types,
+        case
+            when source_table is null then 'missing table name'
+            when data_row is null then concat('Canal ', event_type, ' message without rows in data')
+        end as quarantine_reason
+    from change_rows
+),
+
+ddl_and_other_messages as (
+    select
+        *,
+        cast(null as int) as row_index,
+        case
+            when message_kind = 'quarantine' and parse_state = 'ok'
+                then concat('unknown Canal type: ', coalesce(message.type, '(missing)'))
+            else {{ cdc_parse_failure_reason('parse_state', 'canal_json') }}
+        end as quarantine_reason,
+        case
+            when message_kind = 'ddl'
+                then
+                    case
+                        when upper(message.type) in (
+                            'CREATE', 'ALTER', 'ERASE', 'QUERY', 'TRUNCATE', 'RENAME', 'CINDEX', 'DINDEX'
+                        ) then upper(message.type)
+                        else {{ cdc_classify_ddl('message.`sql`') }}
+                    end
+        end as ddl_type,
+        message.`sql` as ddl_sql,
+        message.tableChanges.table.primaryKeyColumnNames as ddl_key_columns,
+        message.mysqlType as column_types,
+        message.sqlType as column_jdbc_types
+    from classified
+    where message_kind != 'change'
+),
+
+unified as (
+    select
+        message_id,
+        landing_seq,
+        message_index,
+        element_index,
+        row_index,
+        'canal_json' as source_format,
+        case when quarantine_reason is not null then 'quarantine' else event_kind end as event_kind,
+        event_type,
+        source_database,
+        source_table,
+        op,
+        key_columns,
+        before,
+        after,
+        column_types,
+        column_jdbc_types,
+        cast(null as string) as ddl_type,
+        cast(null as string) as ddl_sql,
+        cast(null as array<string>) as ddl_key_columns,
+        event_ts,
+        source_event_id,
+        quarantine_reason,
+        raw_message,
+        source_uri,
+        kafka_topic,
+        kafka_partition,
+        kafka_offset,
+        landed_at
+    from changes
+
+    union all
+
+    select
+        message_id,
+        landing_seq,
+        message_index,
+        element_index,
+        row_index,
+        'canal_json' as source_format,
+        case when quarantine_reason is not null then 'quarantine' else message_kind end as event_kind,
+        event_type,
+        source_database,
+        source_table,
+        cast(null as string) as op,
+        key_columns,
+        cast(null as map<string, string>) as before,
+        cast(null as map<string, string>) as after,
+        column_types,
+        column_jdbc_types,
+        ddl_type,
+        ddl_sql,
+        ddl_key_columns,
+        event_ts,
+        source_event_id,
+        quarantine_reason,
+        raw_message,
+        source_uri,
+        kafka_topic,
+        kafka_partition,
+        kafka_offset,
+        landed_at
+    from ddl_and_other_messages
+)
+
+select
+    {{ cdc_fill_staging_columns([
+        'message_id', 'landing_seq', 'message_index', 'element_index', 'row_index', 'source_format',
+        'event_kind', 'event_type', 'source_database', 'source_table', 'op', 'key_columns', 'before',
+        'after', 'column_types', 'column_jdbc_types', 'ddl_type', 'ddl_sql', 'ddl_key_columns',
+        'event_ts', 'source_event_id', 'quarantine_reason', 'raw_message', 'source_uri',
+        'kafka_topic', 'kafka_partition', 'kafka_offset', 'landed_at'
+    ]) }}
+from unified

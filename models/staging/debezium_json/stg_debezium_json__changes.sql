@@ -1,0 +1,170 @@
+{#-
+    Debezium envelope JSON, with or without `schema`: op c/u/d/r (and CloudCanal's i) are row
+    changes, schema-change events (`ddl`) and op t are DDL, transaction markers, heartbeats and
+    tombstones (null value) are control events. The key columns come from the Kafka key, else from
+    seeds/DDL downstream.
+-#}
+{%- set envelope_fields = [
+    'op string', 'before map<string, string>', 'after map<string, string>',
+    'source map<string, string>', 'ts_ms string', 'ddl string', 'databaseName string',
+    'schemaName string', 'tableChanges string', 'transaction map<string, string>',
+    'status string', 'id string'
+] -%}
+{%- set envelope = 'struct<' ~ (envelope_fields | join(', ')) ~ '>' -%}
+{%- set message_schema = 'struct<schema: string, payload: ' ~ envelope ~ ', '
+    ~ (envelope_fields | join(', ')) ~ '>' -%}
+{%- set table_change = 'struct<type: string, id: string, '
+    ~ 'table: struct<primaryKeyColumnNames: array<string>>>' -%}
+
+with
+
+messages as (
+    {{ cdc_parse_messages(
+        source('debezium_json', 'raw_messages'),
+        source('cdc_landing', 'landings'),
+        'debezium_json',
+        message_schema
+    ) }}
+),
+
+envelopes as (
+    select
+        *,
+        {%- for field in envelope_fields %}
+        {%- set name = field.split(' ')[0] %}
+        if(message.payload is not null, message.payload.{{ name }}, message.{{ name }}) as env_{{ name }},
+        {%- endfor %}
+        coalesce(
+            from_json(kafka_key, 'struct<payload: map<string, string>>').payload,
+            from_json(kafka_key, 'map<string, string>')
+        ) as key_payload
+    from messages
+),
+
+classified as (
+    select
+        *,
+        lower(env_op) as event_op,
+        case
+            when parse_state = 'tombstone' then 'control'
+            when parse_state != 'ok' then 'quarantine'
+            when env_ddl is not null or lower(env_op) in ('a', 't') then 'ddl'
+            when lower(env_op) in ('c', 'i', 'u', 'd', 'r') then 'change'
+            when upper(env_status) in ('BEGIN', 'END') or lower(env_op) = 'm' then 'control'
+            when env_op is null and env_before is null and env_after is null and env_ts_ms is not null
+                then 'control'
+            else 'quarantine'
+        end as message_kind,
+        case
+            when ltrim(env_tableChanges) like '{{ "{%" }}'
+                then array(from_json(env_tableChanges, '{{ table_change }}'))
+            else from_json(env_tableChanges, 'array<{{ table_change }}>')
+        end as table_changes,
+        coalesce(
+            {{ cdc_epoch_to_timestamp("nullif(env_source['ts_ms'], '0')") }},
+            {{ cdc_epoch_to_timestamp('env_ts_ms') }}
+        ) as event_ts
+    from envelopes
+),
+
+shaped as (
+    select
+        *,
+        case
+            when message_kind = 'change' then
+                case event_op
+                    when 'c' then 'insert'
+                    when 'i' then 'insert'
+                    when 'u' then 'update'
+                    when 'd' then 'delete'
+                    when 'r' then 'snapshot'
+                end
+        end as op,
+        case
+            when env_source['schema'] is not null
+                and lower(env_source['connector']) in ('postgresql', 'sqlserver', 'oracle', 'db2')
+                then concat_ws('.', coalesce(env_source['db'], env_databaseName), env_source['schema'])
+            else coalesce(nullif(env_source['db'], ''), env_databaseName)
+        end as source_database,
+        coalesce(
+            nullif(env_source['table'], ''),
+            regexp_extract(try_element_at(table_changes, 1).id, '"?([^".]+)"?$', 1)
+        ) as source_table,
+        case
+            when message_kind = 'control' then
+                case
+                    when parse_state = 'tombstone' then 'TOMBSTONE'
+                    when env_status is not null then concat('TRANSACTION_', upper(env_status))
+                    when lower(env_op) = 'm' then 'MESSAGE'
+                    else 'HEARTBEAT'
+                end
+            when parse_state = 'ok' then coalesce(env_op, if(env_ddl is not null, 'ddl', null))
+        end as event_type,
+        case when size(key_payload) > 0 then map_keys(key_payload) end as key_columns,
+        case when size(env_before) > 0 then env_before end as before_image,
+        case when size(env_after) > 0 then env_after end as after_image
+    from classified
+),
+
+unified as (
+    select
+        message_id,
+        landing_seq,
+        message_index,
+        element_index,
+        try_cast(env_source['row'] as int) as row_index,
+        'debezium_json' as source_format,
+        case
+            when message_kind = 'change' and source_table is null then 'quarantine'
+            else message_kind
+        end as event_kind,
+        event_type,
+        source_database,
+        source_table,
+        op,
+        key_columns,
+        case when op in ('update', 'delete') then before_image end as before,
+        case when op in ('insert', 'update', 'snapshot') then after_image end as after,
+        case
+            when message_kind = 'ddl'
+                then
+                    case
+                        when lower(env_op) = 't' then 'TRUNCATE'
+                        when env_ddl is not null then {{ cdc_classify_ddl('env_ddl') }}
+                        when upper(try_element_at(table_changes, 1).type) = 'DROP' then 'ERASE'
+                        else upper(coalesce(try_element_at(table_changes, 1).type, 'ALTER'))
+                    end
+        end as ddl_type,
+        case when message_kind = 'ddl' then env_ddl end as ddl_sql,
+        try_element_at(table_changes, 1).table.primaryKeyColumnNames as ddl_key_columns,
+        event_ts,
+        env_source['file'] as source_log_file,
+        try_cast(coalesce(env_source['pos'], env_source['lsn']) as bigint) as source_log_pos,
+        concat_ws(
+            '/', env_source['file'], env_source['pos'], env_source['row'], env_source['lsn'], env_ts_ms
+        ) as source_event_id,
+        coalesce(env_transaction['id'], env_source['gtid'], env_source['txId'], env_id) as transaction_id,
+        case
+            when message_kind = 'quarantine' and parse_state = 'ok'
+                then concat('unknown Debezium op: ', coalesce(env_op, '(missing)'))
+            when message_kind = 'quarantine' then {{ cdc_parse_failure_reason('parse_state', 'debezium_json') }}
+            when message_kind = 'change' and source_table is null then 'missing table name'
+        end as quarantine_reason,
+        raw_message,
+        source_uri,
+        kafka_topic,
+        kafka_partition,
+        kafka_offset,
+        landed_at
+    from shaped
+)
+
+select
+    {{ cdc_fill_staging_columns([
+        'message_id', 'landing_seq', 'message_index', 'element_index', 'row_index', 'source_format',
+        'event_kind', 'event_type', 'source_database', 'source_table', 'op', 'key_columns', 'before',
+        'after', 'ddl_type', 'ddl_sql', 'ddl_key_columns', 'event_ts', 'source_log_file',
+        'source_log_pos', 'source_event_id', 'transaction_id', 'quarantine_reason', 'raw_message',
+        'source_uri', 'kafka_topic', 'kafka_partition', 'kafka_offset', 'landed_at'
+    ]) }}
+from unified

@@ -1,0 +1,41 @@
+{#-
+    Landed messages that no format claimed (--format auto found no matching shape) or that carry no
+    value at all: the former are quarantined, the latter (tombstones) are control events.
+-#}
+with
+
+landed as (
+    select *
+    from {{ source('cdc_landing', 'raw_messages') }}
+    where
+        message_format = 'unknown'
+        and landing_seq in (select landing_seq from {{ source('cdc_landing', 'landings') }})
+),
+
+classified as (
+    select
+        *,
+        case
+            when message_text is null and message_bytes is null then 'control'
+            else 'quarantine'
+        end as event_kind,
+        case when message_text is null and message_bytes is null then 'TOMBSTONE' end as event_type,
+        case
+            when decode_error is not null then concat('undecodable bytes: ', decode_error)
+            when message_text is null and message_bytes is null then null
+            else 'unknown format: no detector claims this message (declared format: '
+                || declared_format || ')'
+        end as quarantine_reason,
+        coalesce(message_text, base64(message_bytes)) as raw_message,
+        0 as element_index,
+        'unknown' as source_format
+    from landed
+)
+
+select
+    {{ cdc_fill_staging_columns([
+        'message_id', 'landing_seq', 'message_index', 'element_index', 'source_format', 'event_kind',
+        'event_type', 'quarantine_reason', 'raw_message', 'source_uri', 'kafka_topic',
+        'kafka_partition', 'kafka_offset', 'landed_at'
+    ]) }}
+from classified

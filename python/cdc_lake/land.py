@@ -1,0 +1,447 @@
+"""`cdc-lake land`: append raw messages to the landing table, with provenance.
+
+Every message keeps its text (or, for binary formats, its bytes plus the decoded JSON envelope),
+where it came from (file and line, or Kafka topic/partition/offset) and when it was landed.
+A landing is committed by one row in the `landings` table written after its messages: dbt reads
+only committed landings, and the next `land` removes the partition of a landing that never
+committed (a crash), so re-running after a crash lands each input exactly once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from cdc_lake.formats import AUTO, BINARY_FORMAT_IDS, UNKNOWN, detection_sql, get_format
+from cdc_lake.settings import Settings, load_settings
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+TEXT_SUFFIXES = {".jsonl", ".json", ".txt", ".ndjson"}
+PARQUET_SUFFIXES = {".parquet"}
+RAW_COLUMNS = (
+    "message_id string",
+    "landing_id string",
+    "landed_at timestamp",
+    "declared_format string",
+    "message_format string",
+    "source_uri string",
+    "source_hash string",
+    "kafka_topic string",
+    "kafka_partition int",
+    "kafka_offset bigint",
+    "kafka_key string",
+    "kafka_timestamp timestamp",
+    "message_index bigint",
+    "message_text string",
+    "message_bytes binary",
+    "decode_error string",
+    "message_hash string",
+)
+
+
+class LandingError(Exception):
+    """A problem with the command's input; the message says what to fix. Nothing was landed."""
+
+
+@dataclass(frozen=True)
+class LandingInput:
+    """One PATH argument, classified."""
+
+    path: Path
+    kind: str  # "text", "parquet" or "binary_folder"
+    source_hash: str
+
+
+@dataclass
+class LandingReport:
+    """What one `land` call did."""
+
+    landing_seq: int | None = None
+    landed: dict[str, int] = field(default_factory=dict)
+    skipped: list[str] = field(default_factory=list)
+    by_format: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def total(self) -> int:
+        return sum(self.landed.values())
+
+
+def _hash_file(path: Path, digest: "hashlib._Hash") -> None:
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+
+
+def classify(path_text: str, format_id: str) -> LandingInput:
+    """Classify one PATH, or raise LandingError naming the problem."""
+    path = Path(path_text).absolute()
+    if not path.exists():
+        raise LandingError(f"{path_text}: no such file or directory")
+    digest = hashlib.sha256()
+    if path.is_file():
+        suffix = path.suffix.lower()
+        if suffix in TEXT_SUFFIXES:
+            if format_id in BINARY_FORMAT_IDS:
+                raise LandingError(
+                    f"{path_text}: {format_id} messages are binary; land them from Kafka-shaped "
+                    "Parquet or a folder of one-message files, not a text file"
+                )
+            kind = "text"
+        elif suffix in PARQUET_SUFFIXES:
+            kind = "parquet"
+        else:
+            raise LandingError(
+                f"{path_text}: unsupported file type {suffix or '(none)'}; expected "
+                ".jsonl/.json/.txt/.ndjson (one message per line), .parquet (Kafka-shaped), "
+                "or a folder"
+            )
+        _hash_file(path, digest)
+        return LandingInput(path, kind, digest.hexdigest())
+    files = sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith((".", "_")))
+    if not files:
+        raise LandingError(f"{path_text}: the folder holds no files")
+    parquet = [p for p in files if p.suffix.lower() in PARQUET_SUFFIXES]
+    if parquet and len(parquet) != len(files):
+        others = ", ".join(p.name for p in files if p not in parquet)[:200]
+        raise LandingError(
+            f"{path_text}: the folder mixes Parquet files with other files ({others}); "
+            "land a Parquet folder or a folder of one-message files, not both"
+        )
+    if not parquet and format_id not in BINARY_FORMAT_IDS + (AUTO,):
+        raise LandingError(
+            f"{path_text}: a folder of one-message files is for binary formats "
+            f"({', '.join(BINARY_FORMAT_IDS)} or auto), not {format_id}"
+        )
+    for file in files:
+        digest.update(str(file.relative_to(path)).encode())
+        _hash_file(file, digest)
+    return LandingInput(path, "parquet" if parquet else "binary_folder", digest.hexdigest())
+
+
+class _Progress:
+    """Prints a progress line every few seconds while Spark works on a long landing."""
+
+    def __init__(self, spark: "SparkSession", say: Callable[[str], None], every: float = 5.0):
+        self._tracker = spark.sparkContext.statusTracker()
+        self._say = say
+        self._every = every
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> "_Progress":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=1)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self._every):
+            for stage_id in self._tracker.getActiveStageIds():
+                info = self._tracker.getStageInfo(stage_id)
+                if info is not None and info.numTasks:
+                    self._say(
+                        f"  ... working: stage {stage_id}, {info.numCompletedTasks}/{info.numTasks} "
+                        "tasks done"
+                    )
+
+
+def ensure_tables(spark: "SparkSession", settings: Settings) -> None:
+    """Create the raw schema, the landing table and the landings log if they do not exist."""
+    spark.sql(f"create database if not exists {settings.raw_schema}")
+    spark.sql(
+        f"create table if not exists {settings.raw_table} ({', '.join(RAW_COLUMNS)}, "
+        "landing_seq bigint) using parquet partitioned by (landing_seq)"
+    )
+    spark.sql(
+        f"create table if not exists {settings.raw_schema}.landings (landing_seq bigint, "
+        "landing_id string, landed_at timestamp, declared_format string, inputs array<string>, "
+        "source_hashes array<string>, messages bigint) using parquet"
+    )
+
+
+def _drop_uncommitted(spark: "SparkSession", settings: Settings, say: Callable[[str], None]) -> None:
+    committed = {r[0] for r in spark.sql(f"select landing_seq from {settings.raw_schema}.landings").collect()}
+    for row in spark.sql(f"show partitions {settings.raw_table}").collect():
+        seq = int(row[0].split("=", 1)[1])
+        if seq not in committed:
+            say(f"removing landing {seq}, which never committed (an interrupted run)")
+            spark.sql(
+                f"alter table {settings.raw_table} drop if exists partition (landing_seq={seq})"
+            )
+
+
+def _numbered_lines(spark: "SparkSession", path: Path) -> "DataFrame":
+    """Lines of a text file with their 1-based line numbers, without a single-partition sort."""
+    from pyspark.sql import functions as F
+
+    lines = spark.read.option("lineSep", "\n").text(str(path)).select(
+        F.col("value").alias("message_text"),
+        F.spark_partition_id().alias("_pid"),
+        F.monotonically_increasing_id().alias("_mid"),
+    )
+    lines = lines.withColumn("_rip", F.col("_mid") - F.shiftleft(F.col("_pid").cast("long"), 33))
+    counts = sorted(lines.groupBy("_pid").count().collect())
+    offsets, running = [], 0
+    for pid, count in counts:
+        offsets.append((pid, running))
+        running += count
+    if not offsets:
+        offsets = [(0, 0)]
+    offset_df = spark.createDataFrame(offsets, "_pid int, _offset long")
+    return (
+        lines.join(F.broadcast(offset_df), "_pid")
+        .select(
+            F.regexp_replace("message_text", "\r$", "").alias("message_text"),
+            (F.col("_offset") + F.col("_rip") + 1).alias("message_index"),
+        )
+        .where(F.trim("message_text") != "")
+    )
+
+
+def _read_input(spark: "SparkSession", item: LandingInput) -> "DataFrame":
+    """One input as rows of (kafka_*, message_index, message_text, message_bytes)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import BinaryType, StringType
+
+    null_str = F.lit(None).cast("string")
+    if item.kind == "text":
+        df = _numbered_lines(spark, item.path)
+        return df.select(
+            null_str.alias("kafka_topic"),
+            F.lit(None).cast("int").alias("kafka_partition"),
+            F.lit(None).cast("bigint").alias("kafka_offset"),
+            null_str.alias("kafka_key"),
+            F.lit(None).cast("timestamp").alias("kafka_timestamp"),
+            "message_index",
+            "message_text",
+            F.lit(None).cast("binary").alias("message_bytes"),
+        )
+    if item.kind == "binary_folder":
+        files = spark.read.format("binaryFile").load(str(item.path))
+        from pyspark.sql.window import Window
+
+        return files.select(
+            null_str.alias("kafka_topic"),
+            F.lit(None).cast("int").alias("kafka_partition"),
+            F.lit(None).cast("bigint").alias("kafka_offset"),
+            F.col("path").alias("kafka_key"),
+            F.lit(None).cast("timestamp").alias("kafka_timestamp"),
+            F.row_number().over(Window.orderBy("path")).cast("bigint").alias("message_index"),
+            null_str.alias("message_text"),
+            F.col("content").alias("message_bytes"),
+        )
+    df = spark.read.parquet(str(item.path))
+    missing = {"value", "topic", "partition", "offset"} - set(df.columns)
+    if missing:
+        raise LandingError(
+            f"{item.path}: not Kafka-shaped Parquet, missing column(s) {', '.join(sorted(missing))} "
+            "(expected key, value, topic, partition, offset, timestamp)"
+        )
+    value_type = df.schema["value"].dataType
+    if isinstance(value_type, BinaryType):
+        text = F.col("value").cast("string")
+        raw = F.col("value")
+    elif isinstance(value_type, StringType):
+        text = F.col("value")
+        raw = F.encode(F.col("value"), "UTF-8")
+    else:
+        raise LandingError(f"{item.path}: column value must be binary or string, not {value_type.simpleString()}")
+    key = F.col("key").cast("string") if "key" in df.columns else null_str
+    if "timestamp" in df.columns:
+        ts_type = df.schema["timestamp"].dataType.simpleString()
+        if ts_type in ("bigint", "int"):
+            kafka_ts = F.timestamp_millis(F.col("timestamp"))
+        else:
+            kafka_ts = F.col("timestamp").cast("timestamp")
+    else:
+        kafka_ts = F.lit(None).cast("timestamp")
+    return df.select(
+        F.col("topic").cast("string").alias("kafka_topic"),
+        F.col("partition").cast("int").alias("kafka_partition"),
+        F.col("offset").cast("bigint").alias("kafka_offset"),
+        key.alias("kafka_key"),
+        kafka_ts.alias("kafka_timestamp"),
+        F.col("offset").cast("bigint").alias("message_index"),
+        text.alias("message_text"),
+        raw.alias("message_bytes"),
+    )
+
+
+def _resolve_formats(df: "DataFrame", format_id: str) -> "DataFrame":
+    """Set message_format (declared, or detected for auto) and decode binary messages."""
+    from pyspark.sql import functions as F
+
+    from cdc_lake.decoders import decode_binary_messages
+
+    detected = F.expr(detection_sql("message_text"))
+    if format_id == AUTO:
+        looks_like_text = F.col("message_text").isNotNull() & F.col("message_text").rlike(r"^\s*[\[{]")
+        fmt = F.when(F.col("message_bytes").isNull() & F.col("message_text").isNull(), F.lit(UNKNOWN))
+        fmt = fmt.when(looks_like_text, detected).otherwise(F.lit(AUTO))
+    else:
+        fmt = F.lit(format_id)
+    df = df.withColumn("message_format", fmt)
+    needs_decoding = F.col("message_format").isin(*BINARY_FORMAT_IDS, AUTO) & F.col("message_bytes").isNotNull()
+    df = df.withColumn(
+        "message_text", F.when(needs_decoding, F.lit(None).cast("string")).otherwise(F.col("message_text"))
+    )
+    df = df.withColumn("decode_error", F.lit(None).cast("string"))
+    df = decode_binary_messages(df)
+    keep_bytes = F.col("message_format").isin(*BINARY_FORMAT_IDS) | F.col("decode_error").isNotNull()
+    return df.withColumn(
+        "message_bytes", F.when(keep_bytes, F.col("message_bytes")).otherwise(F.lit(None).cast("binary"))
+    ).withColumn(
+        "message_format",
+        F.when(F.col("message_format") == AUTO, F.lit(UNKNOWN)).otherwise(F.col("message_format")),
+    )
+
+
+def land(
+    paths: Sequence[str],
+    format_id: str,
+    *,
+    spark: "SparkSession | None" = None,
+    settings: Settings | None = None,
+    say: Callable[[str], None] = print,
+) -> LandingReport:
+    """Land every message of `paths` as format `format_id` (or `auto`). See the module docstring."""
+    from pyspark.sql import functions as F
+
+    if format_id != AUTO:
+        try:
+            get_format(format_id)
+        except ValueError as exc:
+            raise LandingError(str(exc)) from None
+    if not paths:
+        raise LandingError("no PATH given: name at least one file or folder to land")
+    inputs = [classify(p, format_id) for p in paths]
+
+    from cdc_lake.spark import get_spark
+
+    settings = settings or load_settings()
+    spark = spark or get_spark(settings)
+    ensure_tables(spark, settings)
+    _drop_uncommitted(spark, settings, say)
+
+    report = LandingReport()
+    landed_hashes = {
+        r[0]
+        for r in spark.sql(
+            f"select explode(source_hashes) from {settings.raw_schema}.landings"
+        ).collect()
+    }
+    todo: list[LandingInput] = []
+    for item in inputs:
+        if item.source_hash in landed_hashes or any(t.source_hash == item.source_hash for t in todo):
+            say(f"{item.path}: already landed, nothing added")
+            report.skipped.append(str(item.path))
+        else:
+            todo.append(item)
+    if not todo:
+        return report
+
+    seq_row = spark.sql(
+        f"select coalesce(max(landing_seq), 0) from {settings.raw_schema}.landings"
+    ).collect()
+    landing_seq = int(seq_row[0][0]) + 1
+    landing_id = f"{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-{uuid.uuid4().hex[:8]}"
+    report.landing_seq = landing_seq
+
+    frames = []
+    for item in todo:
+        df = _read_input(spark, item).withColumn("source_uri", F.lit(str(item.path))).withColumn(
+            "source_hash", F.lit(item.source_hash)
+        )
+        frames.append(df)
+    df = frames[0]
+    for other in frames[1:]:
+        df = df.unionByName(other)
+
+    # A Kafka record re-delivered in another dump (same topic/partition/offset) is landed once.
+    existing = spark.table(settings.raw_table).where(F.col("kafka_topic").isNotNull()).select(
+        "kafka_topic", "kafka_partition", "kafka_offset"
+    )
+    kafka_rows = df.where(F.col("kafka_topic").isNotNull()).dropDuplicates(
+        ["kafka_topic", "kafka_partition", "kafka_offset"]
+    )
+    kafka_rows = kafka_rows.join(existing, ["kafka_topic", "kafka_partition", "kafka_offset"], "left_anti")
+    df = df.where(F.col("kafka_topic").isNull()).unionByName(kafka_rows)
+
+    df = _resolve_formats(df, format_id)
+    message_id = F.when(
+        F.col("kafka_topic").isNotNull(),
+        F.concat_ws("/", "kafka_topic", "kafka_partition", "kafka_offset"),
+    ).otherwise(F.concat(F.substring("source_hash", 1, 16), F.lit(":"), F.col("message_index")))
+    content = F.coalesce(F.col("message_bytes"), F.encode(F.col("message_text"), "UTF-8"))
+    df = df.select(
+        message_id.alias("message_id"),
+        F.lit(landing_id).alias("landing_id"),
+        F.current_timestamp().alias("landed_at"),
+        F.lit(format_id).alias("declared_format"),
+        "message_format",
+        "source_uri",
+        "source_hash",
+        "kafka_topic",
+        "kafka_partition",
+        "kafka_offset",
+        "kafka_key",
+        "kafka_timestamp",
+        "message_index",
+        "message_text",
+        "message_bytes",
+        "decode_error",
+        F.sha2(content, 256).alias("message_hash"),
+        F.lit(landing_seq).cast("bigint").alias("landing_seq"),
+    )
+    say(f"landing {len(todo)} input(s) as landing {landing_seq} ({landing_id}), format {format_id}")
+    with _Progress(spark, say):
+        df.write.insertInto(settings.raw_table)
+        counts = spark.sql(
+            f"select source_uri, message_format, count(*) from {settings.raw_table} "
+            f"where landing_seq = {landing_seq} group by source_uri, message_format"
+        ).collect()
+    for uri, fmt, count in counts:
+        report.landed[uri] = report.landed.get(uri, 0) + count
+        report.by_format[fmt] = report.by_format.get(fmt, 0) + count
+    spark.createDataFrame(
+        [
+            (
+                landing_seq,
+                landing_id,
+                format_id,
+                [str(i.path) for i in todo],
+                [i.source_hash for i in todo],
+                report.total,
+            )
+        ],
+        "landing_seq long, landing_id string, declared_format string, inputs array<string>, "
+        "source_hashes array<string>, messages long",
+    ).select(
+        "landing_seq",
+        "landing_id",
+        F.current_timestamp().alias("landed_at"),
+        "declared_format",
+        "inputs",
+        "source_hashes",
+        "messages",
+    ).write.insertInto(f"{settings.raw_schema}.landings")
+    for item in todo:
+        say(f"{item.path}: {report.landed.get(str(item.path), 0)} message(s) landed")
+    formats = ", ".join(f"{k}={v}" for k, v in sorted(report.by_format.items()))
+    say(f"landing {landing_seq} committed: {report.total} message(s) ({formats})")
+    return report
+
+
+def iter_paths(paths: Iterable[str]) -> list[str]:
+    """The PATH arguments as a list (kept for symmetry with the CLI)."""
+    return list(paths)

@@ -1,0 +1,81 @@
+"""Every setting of the embedded Spark session, in one place.
+
+`cdc-lake land`, `cdc-lake serve` and dbt's `local` target (profiles/profiles.yml, which reads the
+same environment variables with the same defaults) must open the same warehouse and metastore,
+so the names and defaults below are mirrored there; tests/python/test_settings.py checks it.
+Relative paths are resolved against the working directory, which is the project root.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+def _env(name: str, default: str) -> str:
+    value = os.environ.get(name, "").strip()
+    return value or default
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Where the lake lives and how the embedded Spark session is tuned."""
+
+    warehouse_dir: Path
+    metastore_dir: Path
+    raw_schema: str
+    schema: str
+    driver_memory: str
+    shuffle_partitions: str
+    extra: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def raw_table(self) -> str:
+        """The fully qualified raw landing table."""
+        return f"{self.raw_schema}.raw_messages"
+
+    @property
+    def landed_files_table(self) -> str:
+        """Which input files were already landed (by content hash), for idempotent re-landing."""
+        return f"{self.raw_schema}.landed_files"
+
+    def spark_conf(self) -> dict[str, str]:
+        """Spark configuration shared by every embedded session of the project."""
+        conf = {
+            "spark.sql.warehouse.dir": str(self.warehouse_dir),
+            "spark.hadoop.javax.jdo.option.ConnectionURL": (
+                f"jdbc:derby:;databaseName={self.metastore_dir};create=true"
+            ),
+            "spark.driver.memory": self.driver_memory,
+            "spark.sql.shuffle.partitions": self.shuffle_partitions,
+            "spark.sql.adaptive.enabled": "true",
+            "spark.sql.adaptive.coalescePartitions.enabled": "true",
+            "spark.sql.session.timeZone": "UTC",
+            "spark.sql.sources.partitionOverwriteMode": "dynamic",
+            "spark.sql.legacy.createHiveTableByDefault": "false",
+            "spark.ui.enabled": "false",
+            "spark.ui.showConsoleProgress": "false",
+        }
+        conf.update(self.extra)
+        return conf
+
+
+def load_settings() -> Settings:
+    """Read the settings from the environment (see README, "Configuration")."""
+    warehouse = Path(_env("CDC_LAKE_WAREHOUSE", "warehouse")).absolute()
+    metastore = Path(_env("CDC_LAKE_METASTORE", "metastore_db")).absolute()
+    extra: dict[str, str] = {}
+    for item in _env("CDC_LAKE_SPARK_CONF", "").split(","):
+        if "=" in item:
+            key, value = item.split("=", 1)
+            extra[key.strip()] = value.strip()
+    return Settings(
+        warehouse_dir=warehouse,
+        metastore_dir=metastore,
+        raw_schema=_env("CDC_LAKE_RAW_SCHEMA", "cdc_raw"),
+        schema=_env("CDC_LAKE_SCHEMA", "cdc_lake"),
+        driver_memory=_env("CDC_LAKE_DRIVER_MEMORY", "4g"),
+        shuffle_partitions=_env("CDC_LAKE_SHUFFLE_PARTITIONS", "8"),
+        extra=extra,
+    )
