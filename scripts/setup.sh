@@ -14,3 +14,6 @@ if [ "${1:-}" = "--dev" ]; then
 else
   .venv/bin/python -m pip install --quiet -e .
 fi
+# Generate the Canal protobuf classes from python/cdc_lake/proto/canal.proto now (protoc from
+# grpcio-tools), so that the first landing does not have to.
+.venv/bin/python -c "from cdc_lake.proto import load_canal_pb2; load_canal_pb2()"

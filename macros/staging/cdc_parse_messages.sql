@@ -3,8 +3,9 @@
         The committed landed messages of one format, parsed: one row per JSON object in the message
         (a message may be one object or an array of objects). Columns: the landing provenance,
         element_index, `message` (a struct of `message_schema`, every leaf a string holding the exact
-        text), and parse_state: ok, tombstone (null value), undecodable (binary decoder failed),
-        invalid_json, not_an_object.
+        text), and parse_state: ok, tombstone (null value), undecodable (binary decoder failed, or
+        text not UTF-8), invalid_json, not_an_object. parse_error is landing's reason for
+        invalid_json ("invalid JSON at offset N: ..."), null when the JSON itself is valid.
     -#}
     with landed as (
         select *
@@ -12,6 +13,9 @@
         where
             message_format = '{{ format_id }}'
             and landing_seq in (select landing_seq from {{ landings_relation }})
+            {%- if is_incremental() %}
+            and landing_seq > {{ cdc_watermark() }}
+            {%- endif %}
     ),
 
     normalized as (
@@ -45,6 +49,7 @@
         parsed.kafka_key,
         parsed.raw_message,
         parsed.decode_error,
+        parsed.parse_error,
         exploded.element_index,
         exploded.message,
         case
@@ -63,7 +68,11 @@
     {#- The quarantine reason for a message that did not parse. -#}
     case {{ parse_state }}
         when 'undecodable' then concat('undecodable bytes: ', decode_error)
-        when 'invalid_json' then 'invalid JSON: the message does not parse (comments, trailing commas and raw newlines in strings are tolerated)'
+        when 'tombstone' then 'empty message: no value (a Kafka tombstone), which {{ format_id }} does not use'
+        when 'invalid_json' then coalesce(
+            parse_error,
+            'type mismatch: the message is JSON but not an object or a list of objects of {{ format_id }}'
+        )
         when 'not_an_object' then 'not a {{ format_id }} message: the JSON is not an object'
     end
 {% endmacro %}

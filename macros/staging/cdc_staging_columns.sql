@@ -41,10 +41,13 @@
         The select list of a staging model: every contract column, in contract order, cast to its
         type; columns the format does not provide become typed nulls (Fivetran's
         fill_staging_columns pattern), so the union of all formats is a plain `union all`.
+        raw_message is kept on quarantine rows only (the landing table keeps every message).
     -#}
     {%- set provided = provided_columns | map('lower') | list -%}
     {%- for column in cdc_staging_columns() %}
-        {% if column.name in provided -%}
+        {% if column.name == 'raw_message' and column.name in provided -%}
+            case when event_kind = 'quarantine' then raw_message end as raw_message
+        {%- elif column.name in provided -%}
             cast({{ column.name }} as {{ column.type }}) as {{ column.name }}
         {%- else -%}
             cast(null as {{ column.type }}) as {{ column.name }}

@@ -3,13 +3,26 @@
     else the whole row image for formats in var('cdc_whole_row_key_formats')) and the
     primary_key strings of the after and before images. Rows whose key cannot be resolved keep a
     key_problem and go to cdc_quarantine.
+    Incremental: each build keys the changes of the landings above its watermark.
 -#}
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='insert_overwrite',
+        partition_by=['landing_seq'],
+    )
+}}
+
 with
 
 changes as (
     select *
     from {{ ref('int_cdc__events') }}
-    where event_kind = 'change'
+    where
+        event_kind = 'change'
+        {%- if is_incremental() %}
+        and landing_seq > {{ cdc_watermark() }}
+        {%- endif %}
 ),
 
 table_keys as (
@@ -52,10 +65,12 @@ select
     *,
     case
         when resolved_key_columns is null
-            then 'no primary key: the message names no key columns and neither the seed '
+            then
+                'no primary key: the message names no key columns and neither the seed '
                 || 'cdc_table_keys nor a DDL statement gives them'
         when primary_key is null
-            then 'key column(s) ' || array_join(resolved_key_columns, ', ')
+            then
+                'key column(s) ' || array_join(resolved_key_columns, ', ')
                 || ' missing from the row image'
     end as key_problem
 from keyed

@@ -1,15 +1,29 @@
 {#-
     One row per row change of every format, keyed and deduplicated: a message delivered twice
-    (same content, any offset or file) gives one change. change_order orders the changes of one key:
+    (same content, any offset or file) gives one change. cdc_history orders the changes of one key by
     source position (binlog file and offset, SCN, sequence) where the format has one, then event
     time, then landing position (landing, message, element, row).
+    Incremental: new landings are appended as new landing_seq partitions; a change already
+    present (same change_id) is not appended again.
 -#}
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='insert_overwrite',
+        partition_by=['landing_seq'],
+    )
+}}
+
 with
 
 keyed_changes as (
     select *
     from {{ ref('int_cdc__changes_keyed') }}
-    where key_problem is null
+    where
+        key_problem is null
+        {%- if is_incremental() %}
+        and landing_seq > {{ cdc_watermark() }}
+        {%- endif %}
 ),
 
 identified as (
@@ -35,13 +49,22 @@ identified as (
     from keyed_changes
 ),
 
-deduplicated as (
+first_deliveries as (
     select *
     from identified
     qualify row_number() over (
         partition by change_id
         order by landing_seq, message_index, element_index, row_index
     ) = 1
+),
+
+deduplicated as (
+    select first_deliveries.*
+    from first_deliveries
+    {%- if is_incremental() %}
+    left anti join (select change_id from {{ this }}) as earlier_changes
+        on first_deliveries.change_id = earlier_changes.change_id
+    {%- endif %}
 )
 
 select

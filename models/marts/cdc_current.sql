@@ -1,4 +1,9 @@
-{#- The live rows: the current version of every key whose last change is not a delete. -#}
+{#-
+    The live rows: the current version of every key whose last change is not a delete. A view over
+    the current partition of cdc_history, so it is never half-written and costs no rebuild.
+-#}
+{{ config(materialized='view') }}
+
 select
     source_database,
     source_table,
@@ -9,4 +14,4 @@ select
     version_number,
     source_format
 from {{ ref('cdc_history') }}
-where is_current and not is_deleted
+where closed_in_landing = 0 and not is_deleted

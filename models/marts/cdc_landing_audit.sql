@@ -1,44 +1,43 @@
 {#-
-    Reconciliation per landed input (file, or Kafka topic and partition): every landed message is
-    a change, a DDL statement, a control event (heartbeat, transaction marker, tombstone) or
-    quarantined. unaccounted_messages must be 0 (a data test enforces it).
+    Reconciliation per landed input (file or folder, or Kafka topic and partition): every landed
+    message of a committed landing is accounted for. Each message has exactly one outcome
+    (int_cdc__message_outcomes), so
+        landed_messages = outcome_change_messages + outcome_ddl_messages
+            + outcome_control_messages + quarantined_messages + requeued_messages
+            + unaccounted_messages,
+    and unaccounted_messages must be 0 (the data test cdc_all_messages_accounted fails the build
+    otherwise). messages_with_changes, messages_with_ddl and control_messages count the messages
+    with at least one such part, so a multi-part message can count in several of them.
 -#}
 with
 
-landed as (
-    select
-        message_id,
-        coalesce(kafka_topic || '/' || kafka_partition, source_uri) as landed_input
-    from {{ source('cdc_landing', 'raw_messages') }}
-    where landing_seq in (select landing_seq from {{ source('cdc_landing', 'landings') }})
-),
-
 outcomes as (
-    select
-        message_id,
-        max(event_kind = 'change') as has_change,
-        max(event_kind = 'ddl') as has_ddl,
-        max(event_kind = 'control') as has_control,
-        max(event_kind = 'quarantine') as has_quarantine
-    from {{ ref('int_cdc__events') }}
-    group by message_id
+    select * from {{ ref('int_cdc__message_outcomes') }}
 ),
 
-keyless as (
+messages_in_changes as (
     select distinct message_id
-    from {{ ref('int_cdc__changes_keyed') }}
-    where key_problem is not null
+    from {{ ref('cdc_changes') }}
 )
 
 select
-    landed.landed_input,
+    outcomes.landed_input,
+    min(outcomes.landing_seq) as first_landing_seq,
+    max(outcomes.landing_seq) as last_landing_seq,
     count(*) as landed_messages,
-    count_if(outcomes.has_change) as messages_with_changes,
-    count_if(outcomes.has_ddl) as messages_with_ddl,
-    count_if(outcomes.has_control) as control_messages,
-    count_if(outcomes.has_quarantine or keyless.message_id is not null) as quarantined_messages,
-    count_if(outcomes.message_id is null) as unaccounted_messages
-from landed
-left join outcomes on landed.message_id = outcomes.message_id
-left join keyless on landed.message_id = keyless.message_id
-group by landed.landed_input
+    count_if(outcomes.change_parts + outcomes.keyless_change_parts > 0) as messages_with_changes,
+    count_if(outcomes.ddl_parts > 0) as messages_with_ddl,
+    count_if(outcomes.control_parts > 0) as control_messages,
+    count_if(outcomes.outcome = 'quarantined') as quarantined_messages,
+    count_if(outcomes.outcome = 'unaccounted') as unaccounted_messages,
+    count_if(outcomes.outcome = 'change') as outcome_change_messages,
+    count_if(outcomes.outcome = 'ddl') as outcome_ddl_messages,
+    count_if(outcomes.outcome = 'control') as outcome_control_messages,
+    count_if(outcomes.outcome = 'requeued') as requeued_messages,
+    count_if(outcomes.is_partly_quarantined and outcomes.outcome = 'quarantined')
+        as partly_quarantined_messages,
+    count_if(outcomes.change_parts > 0 and messages_in_changes.message_id is null)
+        as duplicate_messages
+from outcomes
+left join messages_in_changes on outcomes.message_id = messages_in_changes.message_id
+group by outcomes.landed_input

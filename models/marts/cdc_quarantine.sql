@@ -1,6 +1,7 @@
 {#-
     Every message or row that could not be used, with the reason and the raw message, so nothing
     landed is lost: unparseable or unclaimed messages, unknown types, rows without a table or key.
+    Messages that `cdc-lake requeue` landed again are left out (their new copy stands for them).
 -#}
 with
 
@@ -44,8 +45,21 @@ keyless_rows as (
         landed_at
     from {{ ref('int_cdc__changes_keyed') }}
     where key_problem is not null
+),
+
+requeued_messages as (
+    select distinct message_id
+    from {{ source('cdc_landing', 'requeued') }}
+    where landing_seq in (select landing_seq from {{ source('cdc_landing', 'landings') }})
+),
+
+quarantined as (
+    select * from quarantined_events
+    union all
+    select * from keyless_rows
 )
 
-select * from quarantined_events
-union all
-select * from keyless_rows
+select quarantined.*
+from quarantined
+left anti join requeued_messages
+    on quarantined.message_id = requeued_messages.message_id

@@ -5,19 +5,64 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from cdc_lake.formats import AUTO, FORMAT_IDS
 
 
 def _cmd_land(args: argparse.Namespace) -> int:
     from cdc_lake.land import LandingError, land
+    from cdc_lake.metastore import derby_lock_hint, exception_mentions_derby_lock, metastore_in_use
+    from cdc_lake.settings import load_settings
 
+    metastore_dir = load_settings().metastore_dir
+    if metastore_in_use(metastore_dir):
+        print(f"cdc-lake land: {derby_lock_hint(metastore_dir)}", file=sys.stderr)
+        return 3
     try:
         land(args.paths, args.format)
     except LandingError as exc:
-        print(f"cdc-lake land: {exc}", file=sys.stderr)
+        print(f"cdc-lake land: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    except Exception as exc:
+        if exception_mentions_derby_lock(exc):
+            print(f"cdc-lake land: {derby_lock_hint(metastore_dir)}", file=sys.stderr)
+            return 3
+        raise
+    return 0
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
+
+
+def _cmd_requeue(args: argparse.Namespace) -> int:
+    from cdc_lake.land import LandingError
+    from cdc_lake.metastore import derby_lock_hint, metastore_in_use
+    from cdc_lake.requeue import requeue
+    from cdc_lake.settings import load_settings
+
+    metastore_dir = load_settings().metastore_dir
+    if metastore_in_use(metastore_dir):
+        print(f"cdc-lake requeue: {derby_lock_hint(metastore_dir)}", file=sys.stderr)
+        return 3
+    try:
+        requeue(
+            reason_like=args.reason_like,
+            source_format=args.source_format,
+            as_format=args.as_format,
+            dry_run=args.dry_run,
+        )
+    except LandingError as exc:
+        print(f"cdc-lake requeue: {_one_line(exc)}", file=sys.stderr)
         return 2
     return 0
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from cdc_lake.serve import serve
+
+    return serve(args.port)
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -26,8 +71,15 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return run_demo(reset=not args.keep)
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage errors as one line on stderr (exit 2), like every other cdc-lake error."""
+
+    def error(self, message: str) -> "NoReturn":  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {' '.join(message.split())} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="cdc-lake",
         description="Land raw CDC messages and build SCD2 history with dbt + Spark SQL. "
         "Run it in the project root.",
@@ -44,6 +96,42 @@ def build_parser() -> argparse.ArgumentParser:
     )
     land_parser.add_argument("paths", nargs="+", metavar="PATH", help="JSON-lines file, Kafka-shaped Parquet file/folder, or folder of binary messages")
     land_parser.set_defaults(func=_cmd_land)
+
+    requeue_parser = sub.add_parser(
+        "requeue",
+        help="land quarantined messages again (after a fix), as a new landing; then run dbt build",
+        description="Land the messages listed in cdc_quarantine again, from their raw text or bytes, "
+        "as a new landing, and mark the originals as requeued (cdc_quarantine leaves them out). "
+        "Run it after fixing the cause (a seed key, a format id, a decoder), then run dbt build.",
+    )
+    requeue_parser.add_argument(
+        "--reason-like",
+        metavar="PATTERN",
+        help="only messages whose quarantine reason matches this SQL LIKE pattern, e.g. 'no primary key%%'",
+    )
+    requeue_parser.add_argument(
+        "--format",
+        dest="source_format",
+        metavar="FORMAT",
+        help="only messages quarantined under this source format (a format id, or unknown)",
+    )
+    requeue_parser.add_argument(
+        "--as-format",
+        choices=FORMAT_IDS + (AUTO,),
+        metavar="FORMAT",
+        help="land them as this format (default: the format each was landed as)",
+    )
+    requeue_parser.add_argument(
+        "--dry-run", action="store_true", help="print how many messages match and land nothing"
+    )
+    requeue_parser.set_defaults(func=_cmd_requeue)
+
+    serve_parser = sub.add_parser(
+        "serve",
+        help="run a Spark Thrift Server on 127.0.0.1 over the lake (for dbt's thrift target) until Ctrl-C",
+    )
+    serve_parser.add_argument("--port", type=int, default=10000, help="port to listen on (default 10000)")
+    serve_parser.set_defaults(func=_cmd_serve)
 
     demo_parser = sub.add_parser("demo", help="land the shipped sample data, run dbt build and print a summary")
     demo_parser.add_argument("--keep", action="store_true", help="keep the existing demo warehouse instead of starting fresh")

@@ -25,7 +25,11 @@ def _key(name: str) -> str:
 
 
 FORMATS: tuple[Format, ...] = (
-    Format("oms_extend_column_type", False, (_key("recordType"), _key("__light_type"))),
+    Format(
+        "oms_extend_column_type",
+        False,
+        (_key("__light_type"), r'"(recordType|allMetaData|prevStruct|postStruct)"'),
+    ),
     Format("oms_default", False, (_key("recordType"), r'"(allMetaData|prevStruct|postStruct)"')),
     Format("kafka_river_canal", False, (_key("binlog"), _key("event"), _key("columns"))),
     Format("cloudcanal_json", False, (_key("action"), r'"(entryType|dbValType|jdbcType|bid)"\s*:')),

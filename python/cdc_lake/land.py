@@ -22,6 +22,7 @@ from cdc_lake.formats import AUTO, BINARY_FORMAT_IDS, UNKNOWN, detection_sql, ge
 from cdc_lake.settings import Settings, load_settings
 
 if TYPE_CHECKING:
+    import pandas as pd
     from pyspark.sql import DataFrame, SparkSession
 
 TEXT_SUFFIXES = {".jsonl", ".json", ".txt", ".ndjson"}
@@ -44,6 +45,13 @@ RAW_COLUMNS = (
     "message_bytes binary",
     "decode_error string",
     "message_hash string",
+    "parse_error string",
+)
+REQUEUED_COLUMNS = (
+    "message_id string",
+    "requeued_as string",
+    "requeued_at timestamp",
+    "reason string",
 )
 
 
@@ -96,6 +104,7 @@ def classify(path_text: str, format_id: str) -> LandingInput:
                 )
             kind = "text"
         elif suffix in PARQUET_SUFFIXES:
+            _check_kafka_parquet(path_text, [path])
             kind = "parquet"
         else:
             raise LandingError(
@@ -115,6 +124,8 @@ def classify(path_text: str, format_id: str) -> LandingInput:
             f"{path_text}: the folder mixes Parquet files with other files ({others}); "
             "land a Parquet folder or a folder of one-message files, not both"
         )
+    if parquet:
+        _check_kafka_parquet(path_text, parquet)
     if not parquet and format_id not in BINARY_FORMAT_IDS + (AUTO,):
         raise LandingError(
             f"{path_text}: a folder of one-message files is for binary formats "
@@ -124,6 +135,36 @@ def classify(path_text: str, format_id: str) -> LandingInput:
         digest.update(str(file.relative_to(path)).encode())
         _hash_file(file, digest)
     return LandingInput(path, "parquet" if parquet else "binary_folder", digest.hexdigest())
+
+
+def _check_kafka_parquet(path_text: str, files: Sequence[Path]) -> None:
+    """Read each Parquet file's footer (cheap): a file that is not Parquet, or not Kafka-shaped,
+    is refused before anything is landed."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    for file in files:
+        name = file.name if len(files) > 1 else ""
+        where = f"{path_text}{': ' + name if name else ''}"
+        try:
+            schema = pq.ParquetFile(file).schema_arrow
+        except Exception as exc:  # pyarrow raises ArrowInvalid, OSError, ... for a bad file
+            detail = " ".join(str(exc).split()) or type(exc).__name__
+            raise LandingError(f"{where}: unreadable Parquet file ({detail[:200]})") from None
+        missing = {"value", "topic", "partition", "offset"} - set(schema.names)
+        if missing:
+            raise LandingError(
+                f"{where}: not Kafka-shaped Parquet, missing column(s) {', '.join(sorted(missing))} "
+                "(expected key, value, topic, partition, offset, timestamp)"
+            )
+        value_type = schema.field("value").type
+        if not (
+            pa.types.is_binary(value_type)
+            or pa.types.is_large_binary(value_type)
+            or pa.types.is_string(value_type)
+            or pa.types.is_large_string(value_type)
+        ):
+            raise LandingError(f"{where}: column value must be binary or string, not {value_type}")
 
 
 class _Progress:
@@ -167,17 +208,51 @@ def ensure_tables(spark: "SparkSession", settings: Settings) -> None:
         "landing_id string, landed_at timestamp, declared_format string, inputs array<string>, "
         "source_hashes array<string>, messages bigint) using parquet"
     )
+    spark.sql(
+        f"create table if not exists {settings.raw_schema}.requeued ({', '.join(REQUEUED_COLUMNS)}, "
+        "landing_seq bigint) using parquet partitioned by (landing_seq)"
+    )
+    # A lake landed by an older cdc-lake gains the raw columns added since (null in old rows).
+    existing = {f.name for f in spark.table(settings.raw_table).schema.fields}
+    missing = [c for c in RAW_COLUMNS if c.split(" ", 1)[0] not in existing]
+    if missing:
+        spark.sql(f"alter table {settings.raw_table} add columns ({', '.join(missing)})")
 
 
 def _drop_uncommitted(spark: "SparkSession", settings: Settings, say: Callable[[str], None]) -> None:
+    """Remove what an interrupted `land` or `requeue` left: partitions of landings that never
+    committed, and files written but never registered as a partition (a kill during the commit of
+    the write), which a later landing reusing the same landing_seq would otherwise pick up."""
     committed = {r[0] for r in spark.sql(f"select landing_seq from {settings.raw_schema}.landings").collect()}
-    for row in spark.sql(f"show partitions {settings.raw_table}").collect():
-        seq = int(row[0].split("=", 1)[1])
-        if seq not in committed:
-            say(f"removing landing {seq}, which never committed (an interrupted run)")
-            spark.sql(
-                f"alter table {settings.raw_table} drop if exists partition (landing_seq={seq})"
-            )
+    for table in (settings.raw_table, f"{settings.raw_schema}.requeued"):
+        for row in spark.sql(f"show partitions {table}").collect():
+            seq = int(row[0].split("=", 1)[1])
+            if seq not in committed:
+                say(f"removing landing {seq} from {table}: it never committed (an interrupted run)")
+                spark.sql(f"alter table {table} drop if exists partition (landing_seq={seq})")
+        _remove_unregistered_files(spark, table, committed, say)
+
+
+def _remove_unregistered_files(
+    spark: "SparkSession", table: str, committed: set[int], say: Callable[[str], None]
+) -> None:
+    location = next(
+        r[1] for r in spark.sql(f"describe table extended {table}").collect() if r[0] == "Location"
+    )
+    jvm = spark.sparkContext._jvm
+    root = jvm.org.apache.hadoop.fs.Path(location)
+    fs = root.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
+    if not fs.exists(root):
+        return
+    for status in fs.listStatus(root):
+        name = status.getPath().getName()
+        stray = name in ("_temporary",) or name.startswith(".spark-staging")
+        if name.startswith("landing_seq="):
+            seq = name.split("=", 1)[1]
+            stray = not seq.isdigit() or int(seq) not in committed
+        if stray:
+            say(f"removing {status.getPath()}: files of an interrupted write")
+            fs.delete(status.getPath(), True)
 
 
 def _numbered_lines(spark: "SparkSession", path: Path) -> "DataFrame":
@@ -306,6 +381,126 @@ def _resolve_formats(df: "DataFrame", format_id: str) -> "DataFrame":
     )
 
 
+def _with_parse_checks(df: "DataFrame") -> "DataFrame":
+    """Mark text that is not UTF-8 as undecodable (keeping its bytes) and give every message that
+    will not parse as JSON in staging the reason (parse_error). Only those few rows reach Python."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.functions import pandas_udf
+
+    from cdc_lake.exact_json import validity_check_sql
+
+    import pandas as pd
+
+    def explain_batch(texts, payloads):  # type: ignore[no-untyped-def]
+        return _explain_series(texts, payloads)
+
+    # real (not string) annotations: pandas_udf infers the UDF kind from them
+    explain_batch.__annotations__ = {"texts": pd.Series, "payloads": pd.Series, "return": pd.Series}
+    explain_udf = pandas_udf(explain_batch, "string").asNondeterministic()  # type: ignore[call-overload]
+    bad_utf8 = F.col("message_text").isNotNull() & ~F.expr("is_valid_utf8(message_text)")
+    df = df.withColumn("_bad_utf8", bad_utf8).withColumn(
+        "message_bytes",
+        F.when(
+            F.col("_bad_utf8"), F.coalesce(F.col("message_bytes"), F.col("message_text").cast("binary"))
+        ).otherwise(F.col("message_bytes")),
+    )
+    df = df.withColumn(
+        "message_text", F.when(F.col("_bad_utf8"), F.lit(None).cast("string")).otherwise(F.col("message_text"))
+    )
+    df = df.withColumn("_bad_json", F.expr(validity_check_sql("message_text")))
+    df = df.withColumn(
+        "_why",
+        explain_udf(
+            F.when(F.col("_bad_json"), F.col("message_text")),
+            F.when(F.col("_bad_utf8"), F.col("message_bytes")),
+        ),
+    )
+    return df.withColumn(
+        "decode_error", F.when(F.col("_bad_utf8"), F.col("_why")).otherwise(F.col("decode_error"))
+    ).withColumn("parse_error", F.when(F.col("_bad_json"), F.coalesce(F.col("_why"), F.lit(
+        "invalid JSON: the message does not parse"
+    ))))
+
+
+def _explain_series(texts: "pd.Series", payloads: "pd.Series") -> "pd.Series":
+    """The pandas UDF body: the reason a message is not UTF-8 or not JSON (None for good rows)."""
+    import pandas as pd
+
+    from cdc_lake.exact_json import explain, explain_utf8
+
+    reasons = []
+    for text, payload in zip(texts, payloads):
+        if isinstance(payload, (bytes, bytearray, memoryview)):
+            reasons.append(explain_utf8(bytes(payload)))
+        elif isinstance(text, str):
+            reasons.append(explain(text))
+        else:
+            reasons.append(None)
+    return pd.Series(reasons, dtype=object)
+
+
+def write_landing(
+    spark: "SparkSession",
+    settings: Settings,
+    df: "DataFrame",
+    report: LandingReport,
+    *,
+    format_id: str,
+    landing_id: str,
+    inputs: Sequence[str],
+    source_hashes: Sequence[str],
+    before_commit: Callable[[], None] | None = None,
+    say: Callable[[str], None] = print,
+) -> None:
+    """Write the messages of `df` as landing `report.landing_seq` and commit it.
+
+    `df` has message_id, source_uri, source_hash, the kafka_* columns, message_index, message_text
+    and message_bytes as read. Formats are resolved (and binary messages decoded), the parse checks
+    run, the rows are written, `before_commit` runs, and the row in `landings` commits it all. A
+    failure before the commit leaves nothing visible (and the next `land` removes the partition).
+    """
+    from pyspark.sql import functions as F
+
+    landing_seq = report.landing_seq
+    df = _with_parse_checks(_resolve_formats(df, format_id))
+    content = F.coalesce(F.col("message_bytes"), F.encode(F.col("message_text"), "UTF-8"))
+    df = df.withColumn("landing_id", F.lit(landing_id)).withColumn(
+        "landed_at", F.current_timestamp()
+    ).withColumn("declared_format", F.lit(format_id)).withColumn(
+        "message_hash", F.sha2(content, 256)
+    ).withColumn("landing_seq", F.lit(landing_seq).cast("bigint"))
+    df = df.select(*spark.table(settings.raw_table).columns)
+    try:
+        with _Progress(spark, say):
+            df.write.insertInto(settings.raw_table)
+    except Exception:
+        spark.sql(f"alter table {settings.raw_table} drop if exists partition (landing_seq={landing_seq})")
+        raise
+    counts = spark.sql(
+        f"select source_uri, message_format, count(*) from {settings.raw_table} "
+        f"where landing_seq = {landing_seq} group by source_uri, message_format"
+    ).collect()
+    for uri, fmt, count in counts:
+        report.landed[uri] = report.landed.get(uri, 0) + count
+        report.by_format[fmt] = report.by_format.get(fmt, 0) + count
+    say(f"landing {landing_seq}: {report.total} message(s) written; committing")
+    if before_commit is not None:
+        before_commit()
+    spark.createDataFrame(
+        [(landing_seq, landing_id, format_id, list(inputs), list(source_hashes), report.total)],
+        "landing_seq long, landing_id string, declared_format string, inputs array<string>, "
+        "source_hashes array<string>, messages long",
+    ).select(
+        "landing_seq",
+        "landing_id",
+        F.current_timestamp().alias("landed_at"),
+        "declared_format",
+        "inputs",
+        "source_hashes",
+        "messages",
+    ).coalesce(1).write.insertInto(f"{settings.raw_schema}.landings")
+
+
 def land(
     paths: Sequence[str],
     format_id: str,
@@ -377,64 +572,22 @@ def land(
     kafka_rows = kafka_rows.join(existing, ["kafka_topic", "kafka_partition", "kafka_offset"], "left_anti")
     df = df.where(F.col("kafka_topic").isNull()).unionByName(kafka_rows)
 
-    df = _resolve_formats(df, format_id)
     message_id = F.when(
         F.col("kafka_topic").isNotNull(),
         F.concat_ws("/", "kafka_topic", "kafka_partition", "kafka_offset"),
     ).otherwise(F.concat(F.substring("source_hash", 1, 16), F.lit(":"), F.col("message_index")))
-    content = F.coalesce(F.col("message_bytes"), F.encode(F.col("message_text"), "UTF-8"))
-    df = df.select(
-        message_id.alias("message_id"),
-        F.lit(landing_id).alias("landing_id"),
-        F.current_timestamp().alias("landed_at"),
-        F.lit(format_id).alias("declared_format"),
-        "message_format",
-        "source_uri",
-        "source_hash",
-        "kafka_topic",
-        "kafka_partition",
-        "kafka_offset",
-        "kafka_key",
-        "kafka_timestamp",
-        "message_index",
-        "message_text",
-        "message_bytes",
-        "decode_error",
-        F.sha2(content, 256).alias("message_hash"),
-        F.lit(landing_seq).cast("bigint").alias("landing_seq"),
-    )
     say(f"landing {len(todo)} input(s) as landing {landing_seq} ({landing_id}), format {format_id}")
-    with _Progress(spark, say):
-        df.write.insertInto(settings.raw_table)
-        counts = spark.sql(
-            f"select source_uri, message_format, count(*) from {settings.raw_table} "
-            f"where landing_seq = {landing_seq} group by source_uri, message_format"
-        ).collect()
-    for uri, fmt, count in counts:
-        report.landed[uri] = report.landed.get(uri, 0) + count
-        report.by_format[fmt] = report.by_format.get(fmt, 0) + count
-    spark.createDataFrame(
-        [
-            (
-                landing_seq,
-                landing_id,
-                format_id,
-                [str(i.path) for i in todo],
-                [i.source_hash for i in todo],
-                report.total,
-            )
-        ],
-        "landing_seq long, landing_id string, declared_format string, inputs array<string>, "
-        "source_hashes array<string>, messages long",
-    ).select(
-        "landing_seq",
-        "landing_id",
-        F.current_timestamp().alias("landed_at"),
-        "declared_format",
-        "inputs",
-        "source_hashes",
-        "messages",
-    ).write.insertInto(f"{settings.raw_schema}.landings")
+    write_landing(
+        spark,
+        settings,
+        df.withColumn("message_id", message_id),
+        report,
+        format_id=format_id,
+        landing_id=landing_id,
+        inputs=[str(i.path) for i in todo],
+        source_hashes=[i.source_hash for i in todo],
+        say=say,
+    )
     for item in todo:
         say(f"{item.path}: {report.landed.get(str(item.path), 0)} message(s) landed")
     formats = ", ".join(f"{k}={v}" for k, v in sorted(report.by_format.items()))

@@ -40,16 +40,18 @@ classified as (
         upper(message.type) as event_type,
         case
             when parse_state != 'ok' then 'quarantine'
-            when lower(message.isDdl) = 'true'
+            when
+                lower(message.isDdl) = 'true'
                 or upper(message.type) in (
                     'CREATE', 'ALTER', 'ERASE', 'QUERY', 'TRUNCATE', 'RENAME', 'CINDEX', 'DINDEX'
                 )
                 then 'ddl'
             when upper(message.type) in ('INSERT', 'UPDATE', 'DELETE', 'INIT', 'ROW') then 'change'
-            when upper(message.type) in (
-                'GTID', 'XACOMMIT', 'XAROLLBACK', 'MHEARTBEAT', 'HEARTBEAT',
-                'TRANSACTIONBEGIN', 'TRANSACTIONEND'
-            )
+            when
+                upper(message.type) in (
+                    'GTID', 'XACOMMIT', 'XAROLLBACK', 'MHEARTBEAT', 'HEARTBEAT',
+                    'TRANSACTIONBEGIN', 'TRANSACTIONEND'
+                )
                 then 'control'
             else 'quarantine'
         end as message_kind,
@@ -71,7 +73,7 @@ change_rows as (
         exploded.data_row,
         try_element_at(message.old, exploded.row_index + 1) as old_row
     from classified
-    lateral view outer posexplode(message.data) exploded as row_index, data_row
+        lateral view outer posexplode(message.data) exploded as row_index, data_row
     where message_kind = 'change'
 ),
 

@@ -14,7 +14,12 @@
 {%- set message_schema = 'struct<schema: string, payload: ' ~ envelope ~ ', '
     ~ (envelope_fields | join(', ')) ~ '>' -%}
 {%- set table_change = 'struct<type: string, id: string, '
-    ~ 'table: struct<primaryKeyColumnNames: array<string>>>' -%}
+    ~ 'table: struct<primaryKeyColumnNames: array<string>, columns: array<struct<name: string, '
+    ~ 'jdbcType: string, typeName: string, typeExpression: string, length: string, scale: string>>>>' -%}
+{#- The value schema of a message with `schema`: per field of before/after, its Connect type, its
+    logical type name and parameters (Decimal's scale and connect.decimal.precision). -#}
+{%- set value_schema = 'struct<fields: array<struct<field: string, fields: array<struct<field: string, '
+    ~ 'type: string, name: string, parameters: map<string, string>>>>>>' -%}
 
 with
 
@@ -37,7 +42,23 @@ envelopes as (
         coalesce(
             from_json(kafka_key, 'struct<payload: map<string, string>>').payload,
             from_json(kafka_key, 'map<string, string>')
-        ) as key_payload
+        ) as key_payload,
+        coalesce(
+            try_element_at(
+                filter(
+                    from_json(message.schema, '{{ value_schema }}', {{ cdc_json_options() }}).fields,
+                    envelope_field -> envelope_field.field = 'after'
+                ),
+                1
+            ).fields,
+            try_element_at(
+                filter(
+                    from_json(message.schema, '{{ value_schema }}', {{ cdc_json_options() }}).fields,
+                    envelope_field -> envelope_field.field = 'before'
+                ),
+                1
+            ).fields
+        ) as value_fields
     from messages
 ),
 
@@ -81,7 +102,8 @@ shaped as (
                 end
         end as op,
         case
-            when env_source['schema'] is not null
+            when
+                env_source['schema'] is not null
                 and lower(env_source['connector']) in ('postgresql', 'sqlserver', 'oracle', 'db2')
                 then concat_ws('.', coalesce(env_source['db'], env_databaseName), env_source['schema'])
             else coalesce(nullif(env_source['db'], ''), env_databaseName)
@@ -91,18 +113,72 @@ shaped as (
             regexp_extract(try_element_at(table_changes, 1).id, '"?([^".]+)"?$', 1)
         ) as source_table,
         case
-            when message_kind = 'control' then
-                case
-                    when parse_state = 'tombstone' then 'TOMBSTONE'
-                    when env_status is not null then concat('TRANSACTION_', upper(env_status))
-                    when lower(env_op) = 'm' then 'MESSAGE'
-                    else 'HEARTBEAT'
-                end
+            when message_kind = 'control'
+                then
+                    case
+                        when parse_state = 'tombstone' then 'TOMBSTONE'
+                        when env_status is not null then concat('TRANSACTION_', upper(env_status))
+                        when lower(env_op) = 'm' then 'MESSAGE'
+                        else 'HEARTBEAT'
+                    end
             when parse_state = 'ok' then coalesce(env_op, if(env_ddl is not null, 'ddl', null))
         end as event_type,
         case when size(key_payload) > 0 then map_keys(key_payload) end as key_columns,
         case when size(env_before) > 0 then env_before end as before_image,
-        case when size(env_after) > 0 then env_after end as after_image
+        case when size(env_after) > 0 then env_after end as after_image,
+        {#- Type text per column: the logical type name when there is one (Decimal with its
+            parameters, e.g. org.apache.kafka.connect.data.Decimal(precision=10,scale=2)), else the
+            Connect type (int32, int64, string, bytes, ...). DDL events give tableChanges' columns. -#}
+        case
+            when size(value_fields) > 0
+                then map_from_entries(transform(
+                    value_fields,
+                    value_field -> struct(
+                        value_field.field,
+                        case
+                            when value_field.name = 'org.apache.kafka.connect.data.Decimal'
+                                then concat(
+                                    value_field.name, '(',
+                                    concat_ws(
+                                        ',',
+                                        'precision=' || value_field.parameters['connect.decimal.precision'],
+                                        'scale=' || value_field.parameters['scale']
+                                    ),
+                                    ')'
+                                )
+                            else coalesce(value_field.name, value_field.type)
+                        end
+                    )
+                ))
+            when message_kind = 'ddl' and size(try_element_at(table_changes, 1).table.columns) > 0
+                then map_from_entries(transform(
+                    try_element_at(table_changes, 1).table.columns,
+                    table_column -> struct(
+                        table_column.name,
+                        case
+                            when table_column.typeExpression like '%(%' then table_column.typeExpression
+                            else concat(
+                                coalesce(table_column.typeName, table_column.typeExpression),
+                                case
+                                    when nullif(table_column.length, '') is not null
+                                        then concat(
+                                            '(', table_column.length,
+                                            coalesce(',' || nullif(table_column.scale, ''), ''), ')'
+                                        )
+                                    else ''
+                                end
+                            )
+                        end
+                    )
+                ))
+        end as column_types,
+        case
+            when message_kind = 'ddl' and size(try_element_at(table_changes, 1).table.columns) > 0
+                then map_from_entries(transform(
+                    try_element_at(table_changes, 1).table.columns,
+                    table_column -> struct(table_column.name, table_column.jdbcType)
+                ))
+        end as column_jdbc_types
     from classified
 ),
 
@@ -125,6 +201,8 @@ unified as (
         key_columns,
         case when op in ('update', 'delete') then before_image end as before,
         case when op in ('insert', 'update', 'snapshot') then after_image end as after,
+        column_types,
+        column_jdbc_types,
         case
             when message_kind = 'ddl'
                 then
@@ -163,7 +241,8 @@ select
     {{ cdc_fill_staging_columns([
         'message_id', 'landing_seq', 'message_index', 'element_index', 'row_index', 'source_format',
         'event_kind', 'event_type', 'source_database', 'source_table', 'op', 'key_columns', 'before',
-        'after', 'ddl_type', 'ddl_sql', 'ddl_key_columns', 'event_ts', 'source_log_file',
+        'after', 'column_types', 'column_jdbc_types', 'ddl_type', 'ddl_sql', 'ddl_key_columns',
+        'event_ts', 'source_log_file',
         'source_log_pos', 'source_event_id', 'transaction_id', 'quarantine_reason', 'raw_message',
         'source_uri', 'kafka_topic', 'kafka_partition', 'kafka_offset', 'landed_at'
     ]) }}

@@ -1,6 +1,8 @@
 {#-
-    Landed messages that no format claimed (--format auto found no matching shape) or that carry no
-    value at all: the former are quarantined, the latter (tombstones) are control events.
+    Landed messages that no format claimed (--format auto found no matching shape), or whose format
+    no staging model reads (not in var('cdc_formats')), or that carry no value at all: the former
+    are quarantined, the latter (tombstones) are control events. So every landed message reaches
+    int_cdc__events, and cdc_landing_audit can account for it.
 -#}
 with
 
@@ -8,8 +10,11 @@ landed as (
     select *
     from {{ source('cdc_landing', 'raw_messages') }}
     where
-        message_format = 'unknown'
+        message_format not in ({{ "'" ~ var('cdc_formats') | join("', '") ~ "'" }})
         and landing_seq in (select landing_seq from {{ source('cdc_landing', 'landings') }})
+        {%- if is_incremental() %}
+        and landing_seq > {{ cdc_watermark() }}
+        {%- endif %}
 ),
 
 classified as (
@@ -23,12 +28,19 @@ classified as (
         case
             when decode_error is not null then concat('undecodable bytes: ', decode_error)
             when message_text is null and message_bytes is null then null
-            else 'unknown format: no detector claims this message (declared format: '
-                || declared_format || ')'
+            when message_format = 'unknown'
+                then concat(
+                    'unknown format: no detector claims this message (declared format: ', declared_format, ')'
+                )
+            else
+                concat(
+                    'unknown format: no staging model reads format ', message_format,
+                    ' (it is not in var cdc_formats)'
+                )
         end as quarantine_reason,
         coalesce(message_text, base64(message_bytes)) as raw_message,
         0 as element_index,
-        'unknown' as source_format
+        message_format as source_format
     from landed
 )
 

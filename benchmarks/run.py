@@ -1,0 +1,453 @@
+"""Benchmark cdc-lake against a hand-written PySpark job, from empty and incrementally.
+
+    .venv/bin/python benchmarks/run.py --messages 1000000
+
+In one run on this machine, with the same Spark settings for every step:
+
+1. generates N messages (benchmarks/generate.py) into benchmarks/out/data/: `all` mixes every JSON
+   format that has a staging model, `canal_debezium` holds Canal and Debezium only (the two formats
+   the baseline parses), each with a 1% increment;
+2. (a) runs the hand-written PySpark job (benchmarks/baseline_pyspark.py) on `canal_debezium`;
+3. (b) for each input: `cdc-lake land --format auto` + `dbt build` into an empty lake under
+   benchmarks/out/lake-<input>/;
+4. (c) lands the increment into that lake and runs `dbt build` again;
+5. prints a table (wall time, CPU time and peak memory of each step) and the ratios (b)/(a) and
+   (c)/(b), and writes it all to benchmarks/out/results.json.
+
+Every step runs as its own process (one JVM each, as a scheduler would start them). Peak memory is
+the largest sum of RSS over the step's process tree (Python, the JVM, its Python workers), sampled
+every 0.2 s; CPU time is the sum of user+system time over that tree. On a shared machine wall times
+are noisy: the load average is printed with every step, and CPU times are less affected.
+Spark settings come from the CDC_LAKE_* environment variables (python/cdc_lake/settings.py) or
+the options below, which set them for every step.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+PROJECT_DIR = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import generate  # noqa: E402  (benchmarks/generate.py)
+
+VENV_BIN = PROJECT_DIR / ".venv" / "bin"
+BASELINE_FORMATS = ["canal_json", "debezium_json"]
+GIB = 1024**3
+
+
+@dataclass
+class Step:
+    """One measured command."""
+
+    name: str
+    seconds: float = 0.0
+    cpu_seconds: float = 0.0
+    peak_rss_bytes: int = 0
+    load_before: float = 0.0
+    load_after: float = 0.0
+    returncode: int = 0
+    log: str = ""
+    detail: dict = field(default_factory=dict)
+
+    @property
+    def peak_gib(self) -> float:
+        return self.peak_rss_bytes / GIB
+
+
+class TreeSampler(threading.Thread):
+    """Samples the RSS and CPU time of a process and all its descendants every `interval` seconds."""
+
+    def __init__(self, pid: int, interval: float = 0.2) -> None:
+        super().__init__(daemon=True)
+        import psutil
+
+        self._psutil = psutil
+        self.root = psutil.Process(pid)
+        self.interval = interval
+        self.peak_rss = 0
+        self.cpu_by_pid: dict[tuple[int, float], float] = {}
+        self._stop_event = threading.Event()
+
+    def sample(self) -> None:
+        psutil = self._psutil
+        try:
+            procs = [self.root, *self.root.children(recursive=True)]
+        except psutil.Error:
+            return
+        rss = 0
+        for proc in procs:
+            try:
+                with proc.oneshot():
+                    rss += proc.memory_info().rss
+                    times = proc.cpu_times()
+                    self.cpu_by_pid[(proc.pid, proc.create_time())] = times.user + times.system
+            except psutil.Error:
+                continue
+        self.peak_rss = max(self.peak_rss, rss)
+
+    def run(self) -> None:
+        while not self._stop_event.is_set():
+            self.sample()
+            self._stop_event.wait(self.interval)
+
+    def stop(self) -> None:
+        self._stop_event.set()
+        self.join()
+
+    @property
+    def cpu_seconds(self) -> float:
+        return sum(self.cpu_by_pid.values())
+
+
+def measure(name: str, command: list[str], env: dict[str, str], log_path: Path, interval: float) -> Step:
+    """Run `command`, sampling its process tree; its output goes to log_path."""
+    step = Step(name, load_before=os.getloadavg()[0], log=str(log_path))
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    with open(log_path, "w") as log:
+        log.write("$ " + " ".join(command) + "\n")
+        log.flush()
+        proc = subprocess.Popen(command, cwd=PROJECT_DIR, env=env, stdout=log, stderr=subprocess.STDOUT)
+        sampler = TreeSampler(proc.pid, interval)
+        sampler.start()
+        step.returncode = proc.wait()
+        sampler.stop()
+    step.seconds = time.monotonic() - started
+    step.cpu_seconds = sampler.cpu_seconds
+    step.peak_rss_bytes = sampler.peak_rss
+    step.load_after = os.getloadavg()[0]
+    print(
+        f"  {name:<34} {step.seconds:8.1f} s wall {step.cpu_seconds:8.1f} s CPU "
+        f"{step.peak_gib:6.2f} GiB peak  (load {step.load_before:.1f} -> {step.load_after:.1f})"
+        + ("" if step.returncode == 0 else f"  FAILED ({step.returncode}), see {log_path}"),
+        flush=True,
+    )
+    if step.returncode != 0:
+        tail = log_path.read_text(errors="replace").splitlines()[-25:]
+        print("\n".join("    | " + line for line in tail), flush=True)
+    return step
+
+
+def combine(name: str, steps: list[Step]) -> Step:
+    """Sequential steps as one: times add up, the peak is the largest peak."""
+    return Step(
+        name,
+        seconds=sum(s.seconds for s in steps),
+        cpu_seconds=sum(s.cpu_seconds for s in steps),
+        peak_rss_bytes=max(s.peak_rss_bytes for s in steps),
+        load_before=steps[0].load_before,
+        load_after=steps[-1].load_after,
+        returncode=max(s.returncode for s in steps),
+    )
+
+
+def lake_env(base_env: dict[str, str], lake: Path) -> dict[str, str]:
+    env = dict(base_env)
+    env.update(
+        CDC_LAKE_WAREHOUSE=str(lake / "warehouse"),
+        CDC_LAKE_METASTORE=str(lake / "metastore_db"),
+        CDC_LAKE_SCHEMA="cdc_bench",
+        CDC_LAKE_RAW_SCHEMA="cdc_bench_raw",
+        DBT_PROFILES_DIR=str(PROJECT_DIR / "profiles"),
+    )
+    return env
+
+
+def dbt_command(lake: Path) -> list[str]:
+    return [
+        str(VENV_BIN / "dbt"),
+        "build",
+        "--project-dir",
+        str(PROJECT_DIR),
+        "--profiles-dir",
+        str(PROJECT_DIR / "profiles"),
+        "--target-path",
+        str(lake / "dbt-target"),
+        "--log-path",
+        str(lake / "dbt-logs"),
+    ]
+
+
+def count_parquet_rows(folder: Path, group_column: str | None = None) -> dict[str, int] | int | None:
+    """Rows of a Parquet table folder (optionally per value of one column), read with pyarrow."""
+    import pyarrow.dataset as ds
+
+    if not folder.exists():
+        return None
+    files = [p for p in folder.rglob("*.parquet") if not p.name.startswith((".", "_"))]
+    if not files:
+        return 0 if group_column is None else {}
+    dataset = ds.dataset([str(p) for p in files], format="parquet")
+    if group_column is None:
+        return dataset.count_rows()
+    table = dataset.to_table(columns=[group_column])
+    counts = table.group_by(group_column).aggregate([(group_column, "count")])
+    return {str(k): int(v) for k, v in zip(counts[group_column].to_pylist(), counts[f"{group_column}_count"].to_pylist())}
+
+
+def lake_counts(lake: Path) -> dict:
+    schema_dir = lake / "warehouse" / "cdc_bench.db"
+    return {
+        "cdc_changes": count_parquet_rows(schema_dir / "cdc_changes"),
+        "cdc_history": count_parquet_rows(schema_dir / "cdc_history"),
+        "cdc_current": count_parquet_rows(schema_dir / "cdc_current", "source_database"),
+        "cdc_quarantine": count_parquet_rows(schema_dir / "cdc_quarantine"),
+    }
+
+
+def check_current(counts: dict, manifest: dict, key: str) -> str:
+    """Compare cdc_current's rows per database with the live rows the generator left."""
+    current = counts.get("cdc_current") or {}
+    problems = []
+    for format_id, info in manifest["formats"].items():
+        got = current.get(info["database"], 0)
+        if got != info[key]:
+            problems.append(f"{info['database']}: {got} rows, expected {info[key]}")
+    return "ok" if not problems else "; ".join(problems)
+
+
+def fmt_table(rows: list[list[str]]) -> str:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = []
+    for n, row in enumerate(rows):
+        lines.append("  ".join(cell.ljust(widths[i]) if i == 0 else cell.rjust(widths[i]) for i, cell in enumerate(row)))
+        if n == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--messages", type=int, default=1_000_000, help="messages N (default 1,000,000)")
+    parser.add_argument("--out", type=Path, default=PROJECT_DIR / "benchmarks" / "out")
+    parser.add_argument(
+        "--inputs",
+        default="canal_debezium,all",
+        help="which inputs to run cdc-lake on: canal_debezium (fair comparison with the baseline), "
+        "all (every format with a staging model); default both (all is skipped when it is the same)",
+    )
+    parser.add_argument("--skip-baseline", action="store_true", help="do not run (a)")
+    parser.add_argument("--reuse-data", action="store_true", help="reuse generated data of the same N and seed")
+    parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--driver-memory", help="sets CDC_LAKE_DRIVER_MEMORY (default: settings.py's, 4g)")
+    parser.add_argument("--shuffle-partitions", help="sets CDC_LAKE_SHUFFLE_PARTITIONS (default: settings.py's, 8)")
+    parser.add_argument("--spark-conf", help="sets CDC_LAKE_SPARK_CONF (key=value,key=value)")
+    parser.add_argument("--sample-interval", type=float, default=0.2, help="seconds between memory samples")
+    parser.add_argument("--tag", default="", help="label of this run in results.json (e.g. the settings tried)")
+    args = parser.parse_args(argv)
+
+    base_env = dict(os.environ)
+    for option, variable in (
+        (args.driver_memory, "CDC_LAKE_DRIVER_MEMORY"),
+        (args.shuffle_partitions, "CDC_LAKE_SHUFFLE_PARTITIONS"),
+        (args.spark_conf, "CDC_LAKE_SPARK_CONF"),
+    ):
+        if option:
+            base_env[variable] = option
+    sys.path.insert(0, str(PROJECT_DIR / "python"))
+    os.environ.update({k: v for k, v in base_env.items() if k.startswith("CDC_LAKE_")})
+    from cdc_lake.settings import load_settings
+
+    settings = load_settings()
+    out: Path = args.out.absolute()
+    out.mkdir(parents=True, exist_ok=True)
+    project_formats = generate.project_formats()
+    inputs = {"canal_debezium": BASELINE_FORMATS, "all": project_formats}
+    wanted = [name.strip() for name in args.inputs.split(",") if name.strip()]
+    if "all" in wanted and "canal_debezium" in wanted and sorted(project_formats) == sorted(BASELINE_FORMATS):
+        wanted.remove("all")
+    unknown = [w for w in wanted if w not in inputs]
+    if unknown:
+        parser.error(f"unknown input(s) {', '.join(unknown)}: use canal_debezium, all")
+
+    load = os.getloadavg()
+    print(
+        f"cdc-lake benchmark: N = {args.messages:,} messages, {os.cpu_count()} CPUs, "
+        f"load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}, Python {platform.python_version()}\n"
+        f"Spark: driver memory {settings.driver_memory}, shuffle partitions {settings.shuffle_partitions}, "
+        f"adaptive on, extra {settings.extra or '{}'}"
+    )
+
+    manifests: dict[str, dict] = {}
+    data_needed = sorted(set(wanted) | (set() if args.skip_baseline else {"canal_debezium"}))
+    for name in data_needed:
+        folder = out / "data" / name
+        manifest_path = folder / "manifest.json"
+        if args.reuse_data and manifest_path.exists():
+            manifest = json.loads(manifest_path.read_text())
+            if (
+                manifest["messages"] == args.messages
+                and manifest["seed"] == args.seed
+                and list(manifest["formats"]) == inputs[name]
+            ):
+                manifests[name] = manifest
+                print(f"reusing {folder} ({manifest['base_messages']:,} messages)")
+                continue
+        print(f"generating {name}: {', '.join(inputs[name])} ...", flush=True)
+        manifests[name] = generate.generate(args.messages, folder, inputs[name], seed=args.seed)
+        m = manifests[name]
+        print(
+            f"  {m['base_messages']:,} base + {m['increment_messages']:,} increment messages, "
+            f"{m['keys']:,} keys, {m['seconds']} s"
+        )
+
+    steps: dict[str, Step] = {}
+    checks: dict[str, str] = {}
+    baseline_detail: dict = {}
+    if not args.skip_baseline:
+        print("(a) hand-written PySpark job on canal_debezium", flush=True)
+        data = out / "data" / "canal_debezium" / "base"
+        baseline_out = out / "baseline"
+        step = measure(
+            "(a) baseline",
+            [
+                str(VENV_BIN / "python"),
+                str(PROJECT_DIR / "benchmarks" / "baseline_pyspark.py"),
+                "--canal",
+                str(data / "canal_json.jsonl"),
+                "--debezium",
+                str(data / "debezium_json.jsonl"),
+                "--out",
+                str(baseline_out),
+            ],
+            base_env,
+            out / "logs" / "baseline.log",
+            args.sample_interval,
+        )
+        log_lines = Path(step.log).read_text().strip().splitlines()
+        if step.returncode == 0 and log_lines:
+            baseline_detail = json.loads(log_lines[-1])
+            step.detail = baseline_detail
+            expected = sum(f["live_rows_base"] for f in manifests["canal_debezium"]["formats"].values())
+            got = baseline_detail.get("current_rows")
+            checks["(a) baseline"] = "ok" if got == expected else f"{got} current rows, expected {expected}"
+        steps["(a) baseline"] = step
+
+    for name in wanted:
+        lake = out / f"lake-{name}"
+        if lake.exists():
+            shutil.rmtree(lake)
+        lake.mkdir(parents=True)
+        env = lake_env(base_env, lake)
+        data = out / "data" / name
+        print(f"(b) cdc-lake from empty on {name} ({', '.join(inputs[name])})", flush=True)
+        land_b = measure(
+            f"(b) land {name}",
+            [str(VENV_BIN / "cdc-lake"), "land", "--format", "auto"]
+            + [str(data / "base" / f"{f}.jsonl") for f in inputs[name]],
+            env,
+            out / "logs" / f"{name}-b-land.log",
+            args.sample_interval,
+        )
+        dbt_b = measure(
+            f"(b) dbt build {name}", dbt_command(lake), env, out / "logs" / f"{name}-b-dbt.log", args.sample_interval
+        )
+        steps[f"(b) land {name}"] = land_b
+        steps[f"(b) dbt build {name}"] = dbt_b
+        total_b = combine(f"(b) total {name}", [land_b, dbt_b])
+        total_b.detail = lake_counts(lake)
+        steps[f"(b) total {name}"] = total_b
+        checks[f"(b) total {name}"] = check_current(total_b.detail, manifests[name], "live_rows_base")
+        if total_b.returncode != 0:
+            print(f"  (b) failed on {name}: skipping (c)")
+            continue
+        print(f"(c) cdc-lake incremental: land + dbt build of the 1% increment on {name}", flush=True)
+        land_c = measure(
+            f"(c) land {name}",
+            [str(VENV_BIN / "cdc-lake"), "land", "--format", "auto"]
+            + [str(data / "increment" / f"{f}.jsonl") for f in inputs[name]],
+            env,
+            out / "logs" / f"{name}-c-land.log",
+            args.sample_interval,
+        )
+        dbt_c = measure(
+            f"(c) dbt build {name}", dbt_command(lake), env, out / "logs" / f"{name}-c-dbt.log", args.sample_interval
+        )
+        steps[f"(c) land {name}"] = land_c
+        steps[f"(c) dbt build {name}"] = dbt_c
+        total_c = combine(f"(c) total {name}", [land_c, dbt_c])
+        total_c.detail = lake_counts(lake)
+        steps[f"(c) total {name}"] = total_c
+        checks[f"(c) total {name}"] = check_current(total_c.detail, manifests[name], "live_rows")
+
+    rows = [["step", "messages", "wall s", "CPU s", "peak GiB", "load", "check"]]
+    for key, step in steps.items():
+        if key.startswith("(a)"):
+            messages = manifests["canal_debezium"]["base_messages"]
+        else:
+            input_name = key.split()[-1]
+            kind = "increment_messages" if key.startswith("(c)") else "base_messages"
+            messages = manifests[input_name][kind]
+        rows.append(
+            [
+                key,
+                f"{messages:,}",
+                f"{step.seconds:.1f}",
+                f"{step.cpu_seconds:.1f}",
+                f"{step.peak_gib:.2f}",
+                f"{step.load_before:.1f}-{step.load_after:.1f}",
+                ("FAILED" if step.returncode else checks.get(key, "")),
+            ]
+        )
+    print()
+    print(fmt_table(rows))
+
+    ratios: dict[str, float] = {}
+    a = steps.get("(a) baseline")
+    for name in wanted:
+        b = steps.get(f"(b) total {name}")
+        c = steps.get(f"(c) total {name}")
+        if a and b and not a.returncode and not b.returncode:
+            ratios[f"(b)/(a) {name} wall"] = b.seconds / a.seconds
+            ratios[f"(b)/(a) {name} CPU"] = b.cpu_seconds / a.cpu_seconds if a.cpu_seconds else float("nan")
+        if b and c and not b.returncode and not c.returncode:
+            ratios[f"(c)/(b) {name} wall"] = c.seconds / b.seconds
+            ratios[f"(c)/(b) {name} CPU"] = c.cpu_seconds / b.cpu_seconds if b.cpu_seconds else float("nan")
+    print()
+    for key, value in ratios.items():
+        target = "<= 1.5 (aim 1.2)" if key.startswith("(b)/(a)") else "<= 0.15"
+        print(f"{key:<32} {value:6.2f}   target {target}")
+    if "all" in wanted and "canal_debezium" in wanted:
+        print("(b)/(a) on 'all': cdc-lake parses every format while the baseline parses Canal + Debezium only.")
+    peak = max((s.peak_rss_bytes for s in steps.values()), default=0)
+    print(f"peak memory of any step: {peak / GIB:.2f} GiB (target < 6 GiB at N = 10,000,000)")
+
+    results = {
+        "messages": args.messages,
+        "tag": args.tag,
+        "command": " ".join([sys.executable, *sys.argv]),
+        "cpus": os.cpu_count(),
+        "settings": {
+            "driver_memory": settings.driver_memory,
+            "shuffle_partitions": settings.shuffle_partitions,
+            "extra": settings.extra,
+        },
+        "manifests": manifests,
+        "steps": {k: {**asdict(v), "peak_gib": round(v.peak_gib, 3)} for k, v in steps.items()},
+        "checks": checks,
+        "ratios": ratios,
+        "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
+    }
+    results_path = out / "results.json"
+    history_path = out / "results-history.jsonl"
+    results_path.write_text(json.dumps(results, indent=2) + "\n")
+    with open(history_path, "a") as history:
+        history.write(json.dumps(results) + "\n")
+    print(f"\nresults: {results_path} (every run appended to {history_path})")
+    failed = any(s.returncode for s in steps.values())
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

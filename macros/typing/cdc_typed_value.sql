@@ -1,0 +1,284 @@
+{% macro cdc_is_base64(text) %}
+    {#- True when the text is strict standard base64 with padding (whitespace ignored). -#}
+    (regexp_replace({{ text }}, '\\s', '') rlike '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$')
+{% endmacro %}
+
+
+{% macro cdc_base64_binary(text) %}
+    {#- The bytes of a strict base64 text; null when the text is not strict base64. -#}
+    case when {{ cdc_is_base64(text) }} then unbase64(regexp_replace({{ text }}, '\\s', '')) end
+{% endmacro %}
+
+
+{% macro cdc_base64_unscaled_integer(text) %}
+    {#-
+        The integer held by base64 bytes read as a big-endian two's-complement number (Kafka Connect
+        Decimal's unscaled value), as decimal(38,0); null when the text is not strict base64, is
+        empty, or the number does not fit in 38 digits. The hex digits are cut into 56-bit chunks
+        (14 hex digits, which conv() turns into exact decimal text) and combined with decimal(38,0)
+        arithmetic (try_ functions: overflow gives null). A negative number (first bit set) is
+        -(complement + 1), the complement being the bytes with every bit flipped.
+    -#}
+    {%- set hex_digits = 'hex(' ~ cdc_base64_binary(text) ~ ')' -%}
+    {%- set is_negative = 'try_cast(conv(substr(' ~ hex_digits ~ ', 1, 1), 16, 10) as int) >= 8' -%}
+    case
+        when {{ hex_digits }} is not null and length({{ hex_digits }}) > 0
+            then aggregate(
+                transform(
+                    array(
+                        case
+                            when {{ is_negative }}
+                                then translate({{ hex_digits }}, '0123456789ABCDEF', 'FEDCBA9876543210')
+                            else {{ hex_digits }}
+                        end
+                    ),
+                    magnitude_hex -> lpad(
+                        magnitude_hex,
+                        cast(ceil(length(magnitude_hex) / 14.0) * 14 as int),
+                        '0'
+                    )
+                ),
+                cast(null as decimal(38, 0)),
+                (unused, padded_hex) -> case
+                    when {{ is_negative }}
+                        then try_subtract(
+                            cast(0 as decimal(38, 0)),
+                            try_add(
+                                aggregate(
+                                    sequence(0, cast(length(padded_hex) / 14 as int) - 1),
+                                    cast(0 as decimal(38, 0)),
+                                    (accumulated, chunk_index) -> cast(try_add(
+                                        try_multiply(accumulated, cast(72057594037927936 as decimal(38, 0))),
+                                        cast(conv(substr(padded_hex, chunk_index * 14 + 1, 14), 16, 10) as decimal(38, 0))
+                                    ) as decimal(38, 0))
+                                ),
+                                cast(1 as decimal(38, 0))
+                            )
+                        )
+                    else aggregate(
+                        sequence(0, cast(length(padded_hex) / 14 as int) - 1),
+                        cast(0 as decimal(38, 0)),
+                        (accumulated, chunk_index) -> cast(try_add(
+                            try_multiply(accumulated, cast(72057594037927936 as decimal(38, 0))),
+                            cast(conv(substr(padded_hex, chunk_index * 14 + 1, 14), 16, 10) as decimal(38, 0))
+                        ) as decimal(38, 0))
+                    )
+                end
+            )
+    end
+{% endmacro %}
+
+
+{% macro cdc_base64_decimal_text(text, scale) %}
+    {#-
+        The exact decimal text (`<unscaled>E-<scale>`) of a Kafka Connect Decimal: base64 unscaled
+        bytes and a scale. Null when the bytes are not base64 or exceed 38 digits.
+    -#}
+    concat(
+        cast({{ cdc_base64_unscaled_integer(text) }} as string),
+        'E-',
+        cast(try_cast({{ scale }} as int) as string)
+    )
+{% endmacro %}
+
+
+{% macro cdc_decimal_scale_needed(number_text) %}
+    {#-
+        How many fractional digits a decimal number text needs to be held exactly: 0.10 -> 1,
+        1500E-2 -> 0, 9.99E-308 -> 310, 12 -> 0. Texts that are not plain numbers give 0 (the cast
+        decides).
+    -#}
+    {%- set number = 'trim(' ~ number_text ~ ')' -%}
+    {%- set fraction = "regexp_extract(" ~ number ~ ", '^[+-]?[0-9]*\\\\.([0-9]*)', 1)" -%}
+    {%- set digits = "concat(regexp_extract(" ~ number ~ ", '^[+-]?([0-9]*)', 1), " ~ fraction ~ ")" -%}
+    {%- set exponent = "coalesce(try_cast(regexp_extract(" ~ number ~ ", '[eE]([+-]?[0-9]+)$', 1) as int), 0)" -%}
+    case
+        when not {{ number }} rlike '^[+-]?[0-9]*(\\.[0-9]*)?([eE][+-]?[0-9]+)?$' then 0
+        when {{ digits }} rlike '^0*$' then 0
+        else greatest(
+            0,
+            length({{ fraction }}) - {{ exponent }}
+            - (length({{ digits }}) - length(regexp_replace({{ digits }}, '0+$', '')))
+        )
+    end
+{% endmacro %}
+
+
+{% macro cdc_time_of_day_text(count_text, fraction_digits) %}
+    {#-
+        A time of day (or a MySQL TIME duration) from an integer count of 10^-fraction_digits
+        seconds, as [-]HH:MM:SS[.fraction] with the fraction's trailing zeros dropped:
+        3723500000 micros -> 01:02:03.5. Null when the text is not an integer.
+    -#}
+    {%- set unit = 10 ** fraction_digits -%}
+    {%- set amount = 'abs(try_cast(' ~ count_text ~ ' as bigint))' -%}
+    case
+        when try_cast({{ count_text }} as bigint) is not null
+            then concat(
+                case when try_cast({{ count_text }} as bigint) < 0 then '-' else '' end,
+                lpad(cast(div({{ amount }}, {{ 3600 * unit }}) as string), 2, '0'), ':',
+                lpad(cast(div({{ amount }} % {{ 3600 * unit }}, {{ 60 * unit }}) as string), 2, '0'), ':',
+                lpad(cast(div({{ amount }} % {{ 60 * unit }}, {{ unit }}) as string), 2, '0'),
+                case
+                    when {{ amount }} % {{ unit }} != 0
+                        then concat(
+                            '.',
+                            regexp_replace(lpad(cast({{ amount }} % {{ unit }} as string), {{ fraction_digits }}, '0'), '0+$', '')
+                        )
+                    else ''
+                end
+            )
+    end
+{% endmacro %}
+
+
+{% macro cdc_numeric_text(value_text, source_type) %}
+    {#-
+        The number a value stands for, as exact decimal text: a Kafka Connect Decimal (base64
+        unscaled bytes, scale from the source type) or Debezium VariableScaleDecimal ({"scale", "value"})
+        decoded, true/false as 1/0, any other text as it is.
+    -#}
+    {%- set base = cdc_type_base(source_type) -%}
+    case
+        when {{ base }} = 'org.apache.kafka.connect.data.decimal'
+            then {{ cdc_base64_decimal_text(value_text, "regexp_extract(lower(" ~ source_type ~ "), 'scale=(\\\\d+)', 1)") }}
+        when {{ base }} = 'io.debezium.data.variablescaledecimal'
+            then {{ cdc_base64_decimal_text(
+                "get_json_object(" ~ value_text ~ ", '$.value')",
+                "get_json_object(" ~ value_text ~ ", '$.scale')"
+            ) }}
+        when lower(trim({{ value_text }})) = 'true' then '1'
+        when lower(trim({{ value_text }})) = 'false' then '0'
+        else {{ value_text }}
+    end
+{% endmacro %}
+
+
+{% macro cdc_typed_value(value_text, spark_type, source_type="cast(null as string)") %}
+    {#-
+        The value text (exact text from a row image) converted to `spark_type` (a literal Spark type
+        from cdc_columns.spark_type), reading it the way its source type says (Debezium logical
+        types, OMS TIMESTAMP epoch seconds, base64 binary, ...). Null when the text is null or does
+        not convert: a value that does not convert is listed in cdc_conversion_failures (a non-null
+        text whose typed value is null), never silently lost. See _typing__macros.yml for the rules.
+    -#}
+    {%- set target = spark_type | lower | replace(' ', '') -%}
+    {%- set base = cdc_type_base(source_type) -%}
+    {%- set number = cdc_numeric_text(value_text, source_type) -%}
+    {%- if target in ('int', 'integer', 'bigint', 'smallint', 'tinyint') -%}
+        cast(try_cast({{ number }} as {{ target }}) as {{ target }})
+    {%- elif target.startswith('decimal') -%}
+        {%- set scale = (target.split(',')[1].rstrip(')') if ',' in target else '0') | int -%}
+        cast(
+            case
+                when {{ cdc_decimal_scale_needed(number) }} <= {{ scale }}
+                    then try_cast({{ number }} as {{ target }})
+            end
+            as {{ target }}
+        )
+    {%- elif target in ('float', 'double') -%}
+        cast(
+            case
+                when isnan(try_cast({{ number }} as {{ target }}))
+                    or abs(try_cast({{ number }} as {{ target }})) = double('infinity')
+                    then case
+                        when lower({{ number }}) rlike 'nan|inf' then try_cast({{ number }} as {{ target }})
+                    end
+                else try_cast({{ number }} as {{ target }})
+            end
+            as {{ target }}
+        )
+    {%- elif target == 'boolean' -%}
+        cast(
+            case
+                when trim({{ value_text }}) = 'AQ==' then true
+                when trim({{ value_text }}) = 'AA==' then false
+                else try_cast(trim({{ value_text }}) as boolean)
+            end
+            as boolean
+        )
+    {%- elif target == 'date' -%}
+        cast(
+            case
+                when {{ base }} in ('org.apache.kafka.connect.data.date', 'io.debezium.time.date')
+                    then date_from_unix_date(try_cast({{ value_text }} as int))
+                when trim({{ value_text }}) rlike '^-?[0-9]{11,}$'
+                    and try_cast({{ value_text }} as bigint) % 86400000 = 0
+                    then date_from_unix_date(cast(div(try_cast({{ value_text }} as bigint), 86400000) as int))
+                when trim({{ value_text }}) rlike '^[+-]?[0-9]{4,}-[0-9]{1,2}-[0-9]{1,2}([ T]00:00(:00(\\.0*)?)?)?$'
+                    then try_cast(trim({{ value_text }}) as date)
+            end
+            as date
+        )
+    {%- elif target == 'timestamp' -%}
+        cast(
+            case
+                when {{ base }} in ('org.apache.kafka.connect.data.timestamp', 'io.debezium.time.timestamp')
+                    then timestamp_micros(try_multiply(try_cast({{ value_text }} as bigint), 1000))
+                when {{ base }} = 'io.debezium.time.microtimestamp'
+                    then timestamp_micros(try_cast({{ value_text }} as bigint))
+                when {{ base }} = 'io.debezium.time.nanotimestamp'
+                    then timestamp_micros(try_cast(floor(try_cast({{ value_text }} as decimal(38, 0)) / 1000) as bigint))
+                when {{ base }} in ('org.apache.kafka.connect.data.date', 'io.debezium.time.date')
+                    then cast(date_from_unix_date(try_cast({{ value_text }} as int)) as timestamp)
+                when trim({{ value_text }}) rlike '^[+-]?[0-9]+(\\.[0-9]*)?$'
+                    then {{ cdc_epoch_to_timestamp('trim(' ~ value_text ~ ')') }}
+                else try_cast(trim({{ value_text }}) as timestamp)
+            end
+            as timestamp
+        )
+    {%- elif target == 'binary' -%}
+        cast({{ cdc_base64_binary(value_text) }} as binary)
+    {%- else -%}
+        cast(
+            case
+                when {{ base }} in ('org.apache.kafka.connect.data.time', 'io.debezium.time.time')
+                    then {{ cdc_time_of_day_text(value_text, 3) }}
+                when {{ base }} = 'io.debezium.time.microtime'
+                    then {{ cdc_time_of_day_text(value_text, 6) }}
+                when {{ base }} = 'io.debezium.time.nanotime'
+                    then {{ cdc_time_of_day_text(value_text, 9) }}
+                else {{ value_text }}
+            end
+            as string
+        )
+    {%- endif -%}
+{% endmacro %}
+
+
+{% macro cdc_wider_spark_type(left_type, right_type) %}
+    {#-
+        The narrowest Spark type (text) that holds the values of both types: integers widen to
+        bigint and to decimal(p,s) with enough integer and fraction digits (capped at 38, integer
+        digits first), any number with float/double gives double, date with timestamp gives
+        timestamp, anything else mixed gives string. Null inputs are ignored.
+    -#}
+    {%- set numeric_types = "('boolean', 'int', 'bigint', 'float', 'double')" -%}
+    {%- set integer_digits = "case {t} when 'boolean' then 1 when 'int' then 10 when 'bigint' then 19 else try_cast(regexp_extract({t}, '\\\\((\\\\d+)', 1) as int) - try_cast(regexp_extract({t}, ',(\\\\d+)\\\\)', 1) as int) end" -%}
+    {%- set fraction_digits = "coalesce(try_cast(regexp_extract({t}, ',(\\\\d+)\\\\)', 1) as int), 0)" -%}
+    {%- set wide_integer_digits = 'greatest(' ~ integer_digits.replace('{t}', left_type) ~ ', ' ~ integer_digits.replace('{t}', right_type) ~ ')' -%}
+    {%- set wide_fraction_digits = 'greatest(' ~ fraction_digits.replace('{t}', left_type) ~ ', ' ~ fraction_digits.replace('{t}', right_type) ~ ')' -%}
+    case
+        when {{ left_type }} is null then {{ right_type }}
+        when {{ right_type }} is null or {{ left_type }} = {{ right_type }} then {{ left_type }}
+        when {{ left_type }} = 'string' or {{ right_type }} = 'string' then 'string'
+        when ({{ left_type }} in {{ numeric_types }} or {{ left_type }} like 'decimal(%')
+            and ({{ right_type }} in {{ numeric_types }} or {{ right_type }} like 'decimal(%')
+            then case
+                when {{ left_type }} in ('float', 'double') or {{ right_type }} in ('float', 'double') then 'double'
+                when {{ left_type }} not like 'decimal(%' and {{ right_type }} not like 'decimal(%'
+                    then case
+                        when 'bigint' in ({{ left_type }}, {{ right_type }}) then 'bigint'
+                        else 'int'
+                    end
+                when {{ wide_integer_digits }} + {{ wide_fraction_digits }} <= 38
+                    then concat(
+                        'decimal(', {{ wide_integer_digits }} + {{ wide_fraction_digits }}, ',',
+                        {{ wide_fraction_digits }}, ')'
+                    )
+                else concat('decimal(38,', greatest(0, 38 - {{ wide_integer_digits }}), ')')
+            end
+        when {{ left_type }} in ('date', 'timestamp') and {{ right_type }} in ('date', 'timestamp') then 'timestamp'
+        else 'string'
+    end
+{% endmacro %}

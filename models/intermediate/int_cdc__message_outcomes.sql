@@ -1,0 +1,88 @@
+{#-
+    One row per landed message of a committed landing: what became of it. Each part of a message
+    (an element of a JSON array, a row of a multi-row message, an entry of a protobuf Message) is a
+    row change (with a resolved key), a DDL statement, a control event, or quarantined (including a
+    row change whose key cannot be resolved). outcome puts each message in exactly one class, so
+    landed = change + ddl + control + quarantined + requeued + unaccounted.
+-#}
+with
+
+landed as (
+    select
+        message_id,
+        landing_seq,
+        message_index,
+        message_format,
+        source_uri,
+        kafka_topic,
+        kafka_partition,
+        coalesce(kafka_topic || '/' || kafka_partition, source_uri) as landed_input
+    from {{ source('cdc_landing', 'raw_messages') }}
+    where landing_seq in (select landing_seq from {{ source('cdc_landing', 'landings') }})
+),
+
+requeued as (
+    select distinct message_id
+    from {{ source('cdc_landing', 'requeued') }}
+    where landing_seq in (select landing_seq from {{ source('cdc_landing', 'landings') }})
+),
+
+event_parts as (
+    select
+        message_id,
+        event_kind as part_kind
+    from {{ ref('int_cdc__events') }}
+    where event_kind is null or event_kind != 'change'
+
+    union all
+
+    select
+        message_id,
+        case when key_problem is null then 'change' else 'keyless_change' end as part_kind
+    from {{ ref('int_cdc__changes_keyed') }}
+),
+
+part_counts as (
+    select
+        message_id,
+        count_if(part_kind = 'change') as change_parts,
+        count_if(part_kind = 'keyless_change') as keyless_change_parts,
+        count_if(part_kind = 'ddl') as ddl_parts,
+        count_if(part_kind = 'control') as control_parts,
+        count_if(part_kind in ('quarantine', 'keyless_change')) as quarantined_parts,
+        count_if(
+            part_kind is null
+            or part_kind not in ('change', 'keyless_change', 'ddl', 'control', 'quarantine')
+        ) as unknown_parts
+    from event_parts
+    group by message_id
+),
+
+outcomes as (
+    select
+        landed.*,
+        coalesce(part_counts.change_parts, 0) as change_parts,
+        coalesce(part_counts.keyless_change_parts, 0) as keyless_change_parts,
+        coalesce(part_counts.ddl_parts, 0) as ddl_parts,
+        coalesce(part_counts.control_parts, 0) as control_parts,
+        coalesce(part_counts.quarantined_parts, 0) as quarantined_parts,
+        coalesce(part_counts.unknown_parts, 0) as unknown_parts,
+        requeued.message_id is not null as is_requeued
+    from landed
+    left join part_counts on landed.message_id = part_counts.message_id
+    left join requeued on landed.message_id = requeued.message_id
+)
+
+select
+    *,
+    case
+        when is_requeued then 'requeued'
+        when unknown_parts > 0 then 'unaccounted'
+        when quarantined_parts > 0 then 'quarantined'
+        when change_parts > 0 then 'change'
+        when ddl_parts > 0 then 'ddl'
+        when control_parts > 0 then 'control'
+        else 'unaccounted'
+    end as outcome,
+    quarantined_parts > 0 and change_parts + ddl_parts + control_parts > 0 as is_partly_quarantined
+from outcomes

@@ -1,0 +1,278 @@
+"""Nothing lost, nothing duplicated: specific quarantine reasons, reconciliation, idempotency, requeue.
+
+One scenario, two builds: everything is landed and built once; then the messages landed with the
+wrong format id are requeued as the right one and the lake is built again.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import write_jsonl, write_kafka_parquet
+
+DB = "rel"
+
+
+def canal(type_: str, table: str | None, data=None, *, old=None, es=0, pk=("id",), msg_id=1) -> dict:
+    message = {
+        "data": data,
+        "database": DB,
+        "es": es,
+        "id": msg_id,
+        "isDdl": False,
+        "old": old,
+        "pkNames": list(pk) if pk else None,
+        "sql": "",
+        "ts": es + 1,
+        "type": type_,
+    }
+    if table is not None:
+        message["table"] = table
+    return message
+
+
+def dbz(op: str, before, after, pos: int, ts: int, table: str = "moved") -> dict:
+    return {
+        "before": before,
+        "after": after,
+        "source": {"connector": "mysql", "db": DB, "table": table, "file": "mysql-bin.000001", "pos": pos, "ts_ms": ts},
+        "op": op,
+        "ts_ms": ts + 1,
+    }
+
+
+TRUNCATED = '{"data":[{"id":"1"}],"database":"rel","table":"t","type":"INSERT"'
+MISSING_COMMA = '{"data":[{"id":"1"}] "database":"rel","table":"t","type":"INSERT","pkNames":["id"]}'
+NOT_UTF8 = b'{"data":[{"id":"7","name":"\xff\xfe"}],"database":"rel","table":"t","type":"INSERT","pkNames":["id"],"es":1}'
+
+
+@pytest.fixture(scope="module")
+def built(lake, tmp_path_factory):
+    tmp: Path = tmp_path_factory.mktemp("reliability")
+    lake.scenario("reliability")
+
+    good = [
+        canal("INSERT", "t", [{"id": "1", "v": "0.10"}], es=1_000, msg_id=1),
+        canal("UPDATE", "t", [{"id": "1", "v": "2"}], old=[{"v": "0.10"}], es=2_000, msg_id=2),
+        canal("INSERT", "t", [{"id": "2", "v": "x"}], es=3_000, msg_id=3),
+        canal("DELETE", "t", [{"id": "2", "v": "x"}], es=4_000, msg_id=4),
+        # one row keyed, one row without its key column: partly quarantined
+        canal("INSERT", "t", [{"id": "3", "v": "y"}, {"v": "no id"}], es=5_000, msg_id=5),
+    ]
+    write_jsonl(tmp / "good.jsonl", good)
+    # the same message bodies in another file (a re-delivery): no new versions
+    write_jsonl(tmp / "good_again.jsonl", good[:2])
+    bad = [
+        TRUNCATED,
+        MISSING_COMMA,
+        json.dumps(canal("INSERT", None, [{"id": "1"}], es=6_000)),  # missing table name
+        json.dumps(canal("INSERT", "nokey", [{"a": "1"}], es=6_000, pk=None)),  # no primary key
+        '["x", "y"]',  # JSON, but not objects
+        json.dumps(canal("UPSERT", "t", [{"id": "9"}], es=6_000)),  # unknown type
+    ]
+    write_jsonl(tmp / "bad.jsonl", bad)
+    # Debezium messages landed with the wrong format id: quarantined, then requeued
+    wrong = [
+        dbz("c", None, {"id": "1", "n": "a"}, 10, 10_000),
+        dbz("u", {"id": "1", "n": "a"}, {"id": "1", "n": "b"}, 20, 11_000),
+    ]
+    write_kafka_parquet(
+        tmp / "wrong.parquet", [json.dumps(m) for m in wrong], topic="wrong", keys=['{"id":1}'] * 2
+    )
+    # Kafka: bytes that are not UTF-8, and the same offsets dumped twice (one more record the 2nd time)
+    kafka = [json.dumps(canal("INSERT", "k", [{"id": str(i)}], es=20_000 + i, msg_id=i)) for i in range(3)]
+    write_kafka_parquet(tmp / "k1.parquet", [*kafka[:2], NOT_UTF8], topic="k")
+    write_kafka_parquet(tmp / "k2.parquet", [*kafka[:2], NOT_UTF8, kafka[2]], topic="k")
+    # --format auto: a message no detector claims
+    write_jsonl(tmp / "unknown.jsonl", ['{"hello": "world"}'])
+
+    reports = [
+        lake.land([tmp / "good.jsonl", tmp / "bad.jsonl"], "canal_json"),
+        lake.land([tmp / "good.jsonl"], "canal_json"),  # re-landing a file adds nothing
+        lake.land([tmp / "good_again.jsonl"], "canal_json"),
+        lake.land([tmp / "wrong.parquet"], "canal_json"),
+        lake.land([tmp / "k1.parquet"], "canal_json"),
+        lake.land([tmp / "k2.parquet"], "canal_json"),
+        lake.land([tmp / "unknown.jsonl"], "auto"),
+    ]
+    lake.build("--exclude", "test_type:unit")  # DEV-ONLY
+    first = {
+        "reports": reports,
+        "quarantine": lake.rows(
+            "select source_format, reason, raw_message, message_id, row_index from {schema}.cdc_quarantine"
+        ),
+        "history": lake.table("cdc_history", order_by="source_table, primary_key, version_number"),
+        "audit": audit(lake),
+    }
+    return lake, tmp, first
+
+
+def audit(lake) -> dict[str, dict]:
+    return {
+        Path(r.pop("landed_input")).name: r
+        for r in lake.rows(
+            "select landed_input, landed_messages, messages_with_changes, messages_with_ddl, control_messages, "
+            "quarantined_messages, unaccounted_messages, outcome_change_messages, outcome_ddl_messages, "
+            "outcome_control_messages, requeued_messages, partly_quarantined_messages, duplicate_messages "
+            "from {schema}.cdc_landing_audit"
+        )
+    }
+
+
+def counts(landed, with_changes, quarantined, outcome_change, *, partly=0, duplicates=0, requeued=0) -> dict:
+    return {
+        "landed_messages": landed,
+        "messages_with_changes": with_changes,
+        "messages_with_ddl": 0,
+        "control_messages": 0,
+        "quarantined_messages": quarantined,
+        "unaccounted_messages": 0,
+        "outcome_change_messages": outcome_change,
+        "outcome_ddl_messages": 0,
+        "outcome_control_messages": 0,
+        "requeued_messages": requeued,
+        "partly_quarantined_messages": partly,
+        "duplicate_messages": duplicates,
+    }
+
+
+def test_landing_reports(built):
+    _, tmp, first = built
+    landed = [r.total for r in first["reports"]]
+    # good 5 + bad 6; re-landing: 0; good_again 2; wrong 2; k1 3; k2 only the new offset; unknown 1
+    assert landed == [11, 0, 2, 2, 3, 1, 1]
+    assert first["reports"][1].skipped == [str(tmp / "good.jsonl")]
+
+
+def test_quarantine_reasons_are_specific(built):
+    _, _, first = built
+    by_source = sorted(
+        (r["source_format"], r["row_index"], r["reason"], r["raw_message"])
+        for r in first["quarantine"]
+        if not r["message_id"].startswith("wrong/")
+    )
+    assert by_source == sorted(
+        [
+            ("canal_json", None, "invalid JSON at offset 65: the message ends early (Expecting ',' delimiter)", TRUNCATED),
+            ("canal_json", None, "invalid JSON at offset 21: Expecting ',' delimiter", MISSING_COMMA),
+            ("canal_json", 0, "missing table name", json.dumps(canal("INSERT", None, [{"id": "1"}], es=6_000))),
+            (
+                "canal_json",
+                0,
+                "no primary key: the message names no key columns and neither the seed cdc_table_keys nor a "
+                "DDL statement gives them",
+                json.dumps(canal("INSERT", "nokey", [{"a": "1"}], es=6_000, pk=None)),
+            ),
+            (
+                "canal_json",
+                None,
+                "type mismatch: the message is JSON but not an object or a list of objects of canal_json",
+                '["x", "y"]',
+            ),
+            ("canal_json", None, "unknown Canal type: UPSERT", json.dumps(canal("UPSERT", "t", [{"id": "9"}], es=6_000))),
+            (
+                "canal_json",
+                1,
+                "key column(s) id missing from the row image",
+                json.dumps(canal("INSERT", "t", [{"id": "3", "v": "y"}, {"v": "no id"}], es=5_000, msg_id=5)),
+            ),
+            (
+                "canal_json",
+                None,
+                "undecodable bytes: not valid UTF-8 text at byte offset 27 (bytes ff fe 22 7d): invalid start byte",
+                base64.b64encode(NOT_UTF8).decode(),
+            ),
+            (
+                "unknown",
+                None,
+                "unknown format: no detector claims this message (declared format: auto)",
+                '{"hello": "world"}',
+            ),
+        ]
+    )
+    wrong = sorted(r["reason"] for r in first["quarantine"] if r["message_id"].startswith("wrong/"))
+    assert wrong == ["unknown Canal type: (missing)"] * 2
+
+
+def test_every_message_is_accounted_for(built):
+    _, _, first = built
+    assert first["audit"] == {
+        "good.jsonl": counts(5, 5, 1, 4, partly=1),
+        "bad.jsonl": counts(6, 1, 6, 0),
+        "good_again.jsonl": counts(2, 2, 0, 2, duplicates=2),
+        "wrong/0": counts(2, 0, 2, 0),
+        "k/0": counts(4, 3, 1, 3),
+        "unknown.jsonl": counts(1, 0, 1, 0),
+    }
+
+
+def test_no_duplicate_versions(built):
+    _, _, first = built
+    history = [
+        (r["source_table"], r["primary_key"], r["version_number"], r["op"], r["row"], r["is_current"], r["is_deleted"])
+        for r in first["history"]
+    ]
+    assert history == [
+        ("k", '{"id":"0"}', 1, "insert", {"id": "0"}, True, False),
+        ("k", '{"id":"1"}', 1, "insert", {"id": "1"}, True, False),
+        ("k", '{"id":"2"}', 1, "insert", {"id": "2"}, True, False),
+        ("t", '{"id":"1"}', 1, "insert", {"id": "1", "v": "0.10"}, False, False),
+        ("t", '{"id":"1"}', 2, "update", {"id": "1", "v": "2"}, True, False),
+        ("t", '{"id":"2"}', 1, "insert", {"id": "2", "v": "x"}, False, False),
+        ("t", '{"id":"2"}', 2, "delete", {"id": "2", "v": "x"}, True, True),
+        ("t", '{"id":"3"}', 1, "insert", {"id": "3", "v": "y"}, True, False),
+    ]
+
+
+@pytest.fixture(scope="module")
+def requeued(built):
+    lake, _, first = built
+    from cdc_lake.requeue import requeue
+
+    say = []
+    reports = requeue(reason_like="unknown Canal type: (missing)", as_format="debezium_json", spark=lake.spark, say=say.append)
+    again = requeue(reason_like="unknown Canal type: (missing)", as_format="debezium_json", spark=lake.spark, say=say.append)
+    lake.build("--exclude", "test_type:unit")  # DEV-ONLY
+    return lake, first, reports, again, say
+
+
+def test_requeue_lands_quarantined_messages_again(requeued):
+    lake, _, reports, again, say = requeued
+    assert [(r.total, r.by_format) for r in reports] == [(2, {"debezium_json": 2})]
+    # the originals are marked requeued at once: a second requeue finds nothing
+    assert again == []
+    assert say[-1] == "no quarantined message matches: nothing requeued"
+    assert lake.rows(
+        "select message_id, requeued_as, reason from {schema}_raw.requeued order by message_id"
+    ) == [
+        {"message_id": f"wrong/0/{i}", "requeued_as": f"wrong/0/{i}#requeue7", "reason": "unknown Canal type: (missing)"}
+        for i in range(2)
+    ]
+
+
+def test_requeued_messages_become_history_and_leave_quarantine(requeued):
+    lake, first, _, _, _ = requeued
+    assert [
+        (r["primary_key"], r["version_number"], r["op"], r["row"], r["is_current"])
+        for r in lake.table("cdc_history", where="source_table = 'moved'", order_by="version_number")
+    ] == [
+        ('{"id":"1"}', 1, "insert", {"id": "1", "n": "a"}, False),
+        ('{"id":"1"}', 2, "update", {"id": "1", "n": "b"}, True),
+    ]
+    assert lake.rows("select count(*) as n from {schema}.cdc_quarantine where message_id like 'wrong/%'") == [{"n": 0}]
+    after = audit(lake)
+    assert after["wrong/0"] == counts(4, 2, 0, 2, requeued=2)
+    assert {k: v for k, v in after.items() if k != "wrong/0"} == {
+        k: v for k, v in first["audit"].items() if k != "wrong/0"
+    }
+
+
+def test_rebuilding_changes_nothing_else(requeued):
+    lake, first, _, _, _ = requeued
+    # a second build over the same landings (plus the requeue) keeps every other version as it was
+    history = lake.table("cdc_history", where="source_table != 'moved'", order_by="source_table, primary_key, version_number")
+    assert history == first["history"]

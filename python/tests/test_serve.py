@@ -1,0 +1,143 @@
+"""Fast checks of `cdc-lake serve` and the Derby-lock hint (no JVM; see test_thrift.py for the server)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from cdc_lake.dbt import PROJECT_DIR
+from cdc_lake.metastore import derby_lock_hint, exception_mentions_derby_lock, metastore_in_use
+from cdc_lake.serve import THRIFT_SERVER_CLASS, server_command, spark_home
+from cdc_lake.settings import load_settings
+
+VENV_BIN = Path(sys.executable).parent
+
+
+@pytest.fixture
+def locked_metastore(tmp_path: Path) -> Iterator[Path]:
+    """A metastore folder whose dbex.lck another process holds, as a booted Derby does."""
+    metastore = tmp_path / "metastore_db"
+    metastore.mkdir()
+    (metastore / "dbex.lck").write_bytes(b"\x00\x00\x00\x00")
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(
+                """
+                import fcntl, os, sys
+                fd = os.open(sys.argv[1], os.O_RDWR)
+                fcntl.lockf(fd, fcntl.LOCK_EX)
+                print("locked", flush=True)
+                sys.stdin.read()
+                """
+            ),
+            str(metastore / "dbex.lck"),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+    try:
+        yield metastore
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.close()
+        holder.wait(timeout=30)
+
+
+def test_metastore_in_use_reads_derbys_lock(locked_metastore: Path, tmp_path: Path) -> None:
+    assert metastore_in_use(locked_metastore)
+    assert not metastore_in_use(tmp_path / "never_booted")
+    free = tmp_path / "free_metastore"
+    free.mkdir()
+    (free / "dbex.lck").write_bytes(b"")
+    assert not metastore_in_use(free)
+
+
+def test_land_and_serve_say_the_metastore_is_locked(locked_metastore: Path, tmp_path: Path) -> None:
+    env = {**os.environ, "CDC_LAKE_METASTORE": str(locked_metastore), "CDC_LAKE_WAREHOUSE": str(tmp_path / "wh")}
+    sample = PROJECT_DIR / "python" / "tests" / "fixtures" / "format_docs" / "000_canal_insert.txt"
+    hint = derby_lock_hint(locked_metastore)
+
+    land = subprocess.run(
+        [str(VENV_BIN / "cdc-lake"), "land", "--format", "canal_json", str(sample)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+    )
+    assert land.returncode == 3
+    assert land.stderr.strip() == f"cdc-lake land: {hint}"
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    serve = subprocess.run(
+        [str(VENV_BIN / "cdc-lake"), "serve", "--port", str(port)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+    )
+    assert serve.returncode == 1
+    assert serve.stderr.strip() == f"cdc-lake serve: {hint}"
+    assert not (tmp_path / "wh").exists() or not any((tmp_path / "wh").iterdir())
+
+
+def test_serve_refuses_a_port_in_use(tmp_path: Path) -> None:
+    env = {**os.environ, "CDC_LAKE_METASTORE": str(tmp_path / "ms"), "CDC_LAKE_WAREHOUSE": str(tmp_path / "wh")}
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        port = sock.getsockname()[1]
+        serve = subprocess.run(
+            [str(VENV_BIN / "cdc-lake"), "serve", "--port", str(port)],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+        )
+    assert serve.returncode == 1
+    assert serve.stderr.strip() == f"cdc-lake serve: 127.0.0.1:{port} is already in use; choose another --port"
+
+
+def test_server_command_is_spark_submit_of_hive_thrift_server(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("CDC_LAKE_WAREHOUSE", str(tmp_path / "wh"))
+    monkeypatch.setenv("CDC_LAKE_METASTORE", str(tmp_path / "ms"))
+    settings = load_settings()
+    command = server_command(settings, "127.0.0.1", 10123)
+    argv = command.argv
+
+    home = spark_home()
+    assert argv[0] == str(home / "bin" / "spark-submit") and Path(argv[0]).exists()
+    assert any(p.name.startswith("spark-hive-thriftserver_") for p in (home / "jars").glob("*.jar"))
+    assert argv[argv.index("--class") + 1] == THRIFT_SERVER_CLASS
+    assert argv[argv.index("--master") + 1] == "local[*]"
+    assert command.env["SPARK_HOME"] == str(home)
+
+    # Every setting of the embedded session, so the server opens the same warehouse and metastore.
+    confs = [argv[i + 1] for i, a in enumerate(argv) if a == "--conf"]
+    assert confs == [f"{k}={v}" for k, v in settings.spark_conf().items()]
+    assert f"spark.sql.warehouse.dir={tmp_path / 'wh'}" in confs
+    assert f"spark.hadoop.javax.jdo.option.ConnectionURL=jdbc:derby:;databaseName={tmp_path / 'ms'};create=true" in confs
+
+    app_args = argv[argv.index("spark-internal") + 1:]
+    assert app_args == [
+        "--hiveconf", "hive.server2.thrift.bind.host=127.0.0.1",
+        "--hiveconf", "hive.server2.thrift.port=10123",
+        "--hiveconf", "hive.server2.transport.mode=binary",
+        "--hiveconf", "hive.server2.authentication=NONE",
+    ]
+
+
+def test_derby_lock_is_found_in_an_exception_chain() -> None:
+    try:
+        try:
+            raise RuntimeError(
+                "ERROR XSDB6: Another instance of Derby may have already booted the database /x/metastore_db."
+            )
+        except RuntimeError as inner:
+            raise ValueError("Unable to instantiate SessionHiveMetaStoreClient") from inner
+    except ValueError as outer:
+        assert exception_mentions_derby_lock(outer)
+    assert not exception_mentions_derby_lock(ValueError("Table or view not found"))

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The scheduled job (see .github/workflows/ci.yml): land every input under INCOMING/<format>/,
+# then `dbt build` and `dbt docs generate` (the docs site is written to target/).
+# Usage: scripts/scheduled_build.sh [INCOMING]   (default: $CDC_LAKE_INCOMING, else ./incoming)
+# INCOMING holds one folder per format id (canal_json/, debezium_json/, dts_avro/, auto/, ...);
+# each file or folder directly inside is one PATH of `cdc-lake land`. Inputs already landed are
+# skipped (by content hash), so the folder may keep its files between runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+INCOMING="${1:-${CDC_LAKE_INCOMING:-incoming}}"
+bash scripts/setup.sh
+export DBT_PROFILES_DIR=profiles
+
+if [ -d "$INCOMING" ]; then
+  for dir in "$INCOMING"/*/; do
+    [ -d "$dir" ] || continue
+    format="$(basename "$dir")"
+    mapfile -t paths < <(find "$dir" -mindepth 1 -maxdepth 1 ! -name '.*' ! -name '_*' | sort)
+    if [ "${#paths[@]}" -eq 0 ]; then
+      continue
+    fi
+    echo "== cdc-lake land --format $format (${#paths[@]} input(s) in $dir)"
+    .venv/bin/cdc-lake land --format "$format" "${paths[@]}"
+  done
+else
+  echo "== no folder $INCOMING: nothing to land"
+fi
+
+echo "== dbt build"
+.venv/bin/dbt build
+echo "== dbt docs generate"
+.venv/bin/dbt docs generate
