@@ -179,6 +179,38 @@ def dbt_command(lake: Path) -> list[str]:
     ]
 
 
+def dbt_breakdown(lake: Path) -> dict:
+    """Seconds per kind of dbt node (model, test, unit_test, seed) and the slowest nodes, from
+    run_results.json; what is left of the step's wall time is dbt's and Spark's start-up."""
+    path = lake / "dbt-target" / "run_results.json"
+    if not path.exists():
+        return {}
+    results = json.loads(path.read_text()).get("results", [])
+    by_kind: dict[str, float] = {}
+    nodes = []
+    for result in results:
+        kind = result["unique_id"].split(".", 1)[0]
+        seconds = float(result.get("execution_time") or 0.0)
+        by_kind[kind] = round(by_kind.get(kind, 0.0) + seconds, 1)
+        nodes.append((seconds, result["unique_id"].split(".")[-1], result.get("status")))
+    nodes.sort(reverse=True)
+    return {
+        "seconds_by_kind": by_kind,
+        "slowest": [{"node": n, "seconds": round(s, 1), "status": st} for s, n, st in nodes[:8]],
+        "failed": [n for _, n, st in nodes if st in ("error", "fail")],
+    }
+
+
+def print_breakdown(breakdown: dict) -> None:
+    if not breakdown:
+        return
+    kinds = ", ".join(f"{k} {v:.0f} s" for k, v in sorted(breakdown["seconds_by_kind"].items()))
+    slow = ", ".join(f"{n['node']} {n['seconds']:.0f} s" for n in breakdown["slowest"][:5])
+    print(f"      dbt nodes: {kinds}; slowest: {slow}", flush=True)
+    if breakdown["failed"]:
+        print(f"      failed: {', '.join(breakdown['failed'])}", flush=True)
+
+
 def count_parquet_rows(folder: Path, group_column: str | None = None) -> dict[str, int] | int | None:
     """Rows of a Parquet table folder (optionally per value of one column), read with pyarrow."""
     import pyarrow.dataset as ds
@@ -353,14 +385,16 @@ def main(argv: list[str] | None = None) -> int:
         dbt_b = measure(
             f"(b) dbt build {name}", dbt_command(lake), env, out / "logs" / f"{name}-b-dbt.log", args.sample_interval
         )
+        dbt_b.detail = dbt_breakdown(lake)
+        print_breakdown(dbt_b.detail)
         steps[f"(b) land {name}"] = land_b
         steps[f"(b) dbt build {name}"] = dbt_b
         total_b = combine(f"(b) total {name}", [land_b, dbt_b])
         total_b.detail = lake_counts(lake)
         steps[f"(b) total {name}"] = total_b
         checks[f"(b) total {name}"] = check_current(total_b.detail, manifests[name], "live_rows_base")
-        if total_b.returncode != 0:
-            print(f"  (b) failed on {name}: skipping (c)")
+        if land_b.returncode != 0:
+            print(f"  (b) landing failed on {name}: skipping (c)")
             continue
         print(f"(c) cdc-lake incremental: land + dbt build of the 1% increment on {name}", flush=True)
         land_c = measure(
@@ -374,6 +408,8 @@ def main(argv: list[str] | None = None) -> int:
         dbt_c = measure(
             f"(c) dbt build {name}", dbt_command(lake), env, out / "logs" / f"{name}-c-dbt.log", args.sample_interval
         )
+        dbt_c.detail = dbt_breakdown(lake)
+        print_breakdown(dbt_c.detail)
         steps[f"(c) land {name}"] = land_c
         steps[f"(c) dbt build {name}"] = dbt_c
         total_c = combine(f"(c) total {name}", [land_c, dbt_c])

@@ -21,7 +21,7 @@
     normalized as (
         select
             *,
-            coalesce(message_text, base64(message_bytes)) as raw_message,
+            coalesce(message_text, {{ cdc_base64('message_bytes') }}) as raw_message,
             case
                 when message_text is null then null
                 when ltrim(message_text) like '[%' then {{ cdc_exact_json('message_text') }}

@@ -1,3 +1,13 @@
+{% macro cdc_let(name, value, body) %}
+    {#-
+        `body` evaluated with `name` bound to `value` (a one-element transform): Spark SQL has no
+        expression-level let, and repeating a large sub-expression makes the generated SQL and
+        plan grow with every use.
+    -#}
+    element_at(transform(array({{ value }}), {{ name }} -> {{ body }}), 1)
+{% endmacro %}
+
+
 {% macro cdc_type_base(source_type) %}
     {#-
         The base name of a source type text, lowercased: `int(11) unsigned` -> int,
@@ -14,14 +24,14 @@
 {% endmacro %}
 
 
-{% macro cdc_decimal_spark_type(source_type) %}
+{% macro cdc_decimal_spark_type(parameters) %}
     {#-
         decimal(p,s) from a decimal source type: `decimal(10,2)`, `numeric(12)` (scale 0), Debezium's
         `org.apache.kafka.connect.data.Decimal(precision=10,scale=2)` (precision 38 when not given),
         or a bare `decimal`/`number` (precision unknown: decimal(38,18)). Precision is capped at 38;
-        a scale above 38 cannot be held and gives string.
+        a scale above 38 cannot be held and gives string. `parameters` is the text inside the
+        type's parentheses (cdc_type_parameters).
     -#}
-    {%- set parameters = cdc_type_parameters(source_type) -%}
     case
         when {{ parameters }} like '%scale=%'
             then case
@@ -62,13 +72,22 @@
         java.sql.Types code (text or int). The source type wins when it is recognised; the JDBC code
         decides otherwise; neither gives string. See _typing__macros.yml for the full table.
     -#}
-    {%- set lowered = 'lower(trim(' ~ source_type ~ '))' -%}
-    {%- set base = cdc_type_base(source_type) -%}
-    {%- set parameters = cdc_type_parameters(source_type) -%}
-    {%- set jdbc = 'try_cast(trim(cast(' ~ jdbc_type ~ ' as string)) as int)' -%}
+    {%- set lowered = 'source_type_parts.lowered' -%}
+    {%- set base = 'source_type_parts.base' -%}
+    {%- set parameters = 'source_type_parts.parameters' -%}
+    {%- set jdbc = 'source_type_parts.jdbc' -%}
+    {%- set parts -%}
+        named_struct(
+            'lowered', lower(trim({{ source_type }})),
+            'base', {{ cdc_type_base(source_type) }},
+            'parameters', {{ cdc_type_parameters(source_type) }},
+            'jdbc', try_cast(trim(cast({{ jdbc_type }} as string)) as int)
+        )
+    {%- endset -%}
+    {%- set mapping -%}
     case
         {#- Kafka Connect and Debezium logical types (Debezium's column_types) #}
-        when {{ base }} = 'org.apache.kafka.connect.data.decimal' then {{ cdc_decimal_spark_type(source_type) }}
+        when {{ base }} = 'org.apache.kafka.connect.data.decimal' then {{ cdc_decimal_spark_type(parameters) }}
         when {{ base }} = 'io.debezium.data.variablescaledecimal' then 'decimal(38,18)'
         when {{ base }} in ('org.apache.kafka.connect.data.date', 'io.debezium.time.date') then 'date'
         when {{ base }} in (
@@ -98,7 +117,7 @@
         when {{ base }} in ('bigint', 'bigserial', 'serial')
             then case when {{ lowered }} rlike '\\bunsigned\\b' then 'decimal(20,0)' else 'bigint' end
         when {{ base }} in ('decimal', 'numeric', 'dec', 'fixed', 'number', 'bigdecimal')
-            then {{ cdc_decimal_spark_type(source_type) }}
+            then {{ cdc_decimal_spark_type(parameters) }}
         when {{ base }} = 'float'
             then case when try_cast(trim({{ parameters }}) as int) > 24 then 'double' else 'float' end
         when {{ base }} in ('real', 'float4', 'binary_float') then 'float'
@@ -134,6 +153,8 @@
         when {{ jdbc }} in (-2, -3, -4, 2004) then 'binary'
         else 'string'
     end
+    {%- endset -%}
+    {{ cdc_let('source_type_parts', parts, mapping) }}
 {% endmacro %}
 
 
@@ -143,8 +164,8 @@
         type text (KafkaRiverCanal `t`, OMS `__light_type`, Dataworks, Debezium `schema`, DDL). Null
         when the type text is unknown.
     -#}
-    {%- set base = cdc_type_base(source_type) -%}
-    {%- set parameters = cdc_type_parameters(source_type) -%}
+    {%- set base = 'jdbc_type_base' -%}
+    {%- set mapping -%}
     case
         when {{ base }} = 'org.apache.kafka.connect.data.decimal' then 3
         when {{ base }} = 'io.debezium.data.variablescaledecimal' then 3
@@ -206,6 +227,8 @@
             'geometrycollection', 'geography', 'inet', 'cidr', 'macaddr', 'money'
         ) then 1111
     end
+    {%- endset -%}
+    {{ cdc_let('jdbc_type_base', cdc_type_base(source_type), mapping) }}
 {% endmacro %}
 
 

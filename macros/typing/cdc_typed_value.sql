@@ -19,53 +19,44 @@
         arithmetic (try_ functions: overflow gives null). A negative number (first bit set) is
         -(complement + 1), the complement being the bytes with every bit flipped.
     -#}
-    {%- set hex_digits = 'hex(' ~ cdc_base64_binary(text) ~ ')' -%}
-    {%- set is_negative = 'try_cast(conv(substr(' ~ hex_digits ~ ', 1, 1), 16, 10) as int) >= 8' -%}
-    case
-        when {{ hex_digits }} is not null and length({{ hex_digits }}) > 0
-            then aggregate(
-                transform(
-                    array(
-                        case
-                            when {{ is_negative }}
-                                then translate({{ hex_digits }}, '0123456789ABCDEF', 'FEDCBA9876543210')
-                            else {{ hex_digits }}
-                        end
-                    ),
-                    magnitude_hex -> lpad(
-                        magnitude_hex,
-                        cast(ceil(length(magnitude_hex) / 14.0) * 14 as int),
-                        '0'
-                    )
-                ),
-                cast(null as decimal(38, 0)),
-                (unused, padded_hex) -> case
-                    when {{ is_negative }}
-                        then try_subtract(
-                            cast(0 as decimal(38, 0)),
-                            try_add(
-                                aggregate(
-                                    sequence(0, cast(length(padded_hex) / 14 as int) - 1),
-                                    cast(0 as decimal(38, 0)),
-                                    (accumulated, chunk_index) -> cast(try_add(
-                                        try_multiply(accumulated, cast(72057594037927936 as decimal(38, 0))),
-                                        cast(conv(substr(padded_hex, chunk_index * 14 + 1, 14), 16, 10) as decimal(38, 0))
-                                    ) as decimal(38, 0))
-                                ),
-                                cast(1 as decimal(38, 0))
-                            )
-                        )
-                    else aggregate(
-                        sequence(0, cast(length(padded_hex) / 14 as int) - 1),
-                        cast(0 as decimal(38, 0)),
-                        (accumulated, chunk_index) -> cast(try_add(
-                            try_multiply(accumulated, cast(72057594037927936 as decimal(38, 0))),
-                            cast(conv(substr(padded_hex, chunk_index * 14 + 1, 14), 16, 10) as decimal(38, 0))
-                        ) as decimal(38, 0))
-                    )
-                end
+    {%- set unsigned_value -%}
+        aggregate(
+            sequence(0, cast(length(decimal_digits.padded_hex) / 14 as int) - 1),
+            cast(0 as decimal(38, 0)),
+            (accumulated, chunk_index) -> cast(try_add(
+                try_multiply(accumulated, cast(72057594037927936 as decimal(38, 0))),
+                cast(conv(substr(decimal_digits.padded_hex, chunk_index * 14 + 1, 14), 16, 10) as decimal(38, 0))
+            ) as decimal(38, 0))
+        )
+    {%- endset -%}
+    {%- set signed_value -%}
+        case
+            when decimal_digits.is_negative
+                then try_subtract(cast(0 as decimal(38, 0)), try_add(unsigned_value, cast(1 as decimal(38, 0))))
+            else unsigned_value
+        end
+    {%- endset -%}
+    {%- set digits -%}
+        named_struct(
+            'is_negative', try_cast(conv(substr(hex_digits, 1, 1), 16, 10) as int) >= 8,
+            'padded_hex', lpad(
+                case
+                    when try_cast(conv(substr(hex_digits, 1, 1), 16, 10) as int) >= 8
+                        then translate(hex_digits, '0123456789ABCDEF', 'FEDCBA9876543210')
+                    else hex_digits
+                end,
+                cast(ceil(length(hex_digits) / 14.0) * 14 as int),
+                '0'
             )
-    end
+        )
+    {%- endset -%}
+    {%- set from_hex -%}
+        case
+            when hex_digits is not null and length(hex_digits) > 0
+                then {{ cdc_let('decimal_digits', digits, cdc_let('unsigned_value', unsigned_value, signed_value)) }}
+        end
+    {%- endset -%}
+    {{ cdc_let('hex_digits', 'hex(' ~ cdc_base64_binary(text) ~ ')', from_hex) }}
 {% endmacro %}
 
 
@@ -88,19 +79,29 @@
         1500E-2 -> 0, 9.99E-308 -> 310, 12 -> 0. Texts that are not plain numbers give 0 (the cast
         decides).
     -#}
-    {%- set number = 'trim(' ~ number_text ~ ')' -%}
-    {%- set fraction = "regexp_extract(" ~ number ~ ", '^[+-]?[0-9]*\\\\.([0-9]*)', 1)" -%}
-    {%- set digits = "concat(regexp_extract(" ~ number ~ ", '^[+-]?([0-9]*)', 1), " ~ fraction ~ ")" -%}
-    {%- set exponent = "coalesce(try_cast(regexp_extract(" ~ number ~ ", '[eE]([+-]?[0-9]+)$', 1) as int), 0)" -%}
-    case
-        when not {{ number }} rlike '^[+-]?[0-9]*(\\.[0-9]*)?([eE][+-]?[0-9]+)?$' then 0
-        when {{ digits }} rlike '^0*$' then 0
-        else greatest(
-            0,
-            length({{ fraction }}) - {{ exponent }}
-            - (length({{ digits }}) - length(regexp_replace({{ digits }}, '0+$', '')))
+    {%- set parts -%}
+        named_struct(
+            'is_plain', scale_number rlike '^[+-]?[0-9]*(\\.[0-9]*)?([eE][+-]?[0-9]+)?$',
+            'fraction', regexp_extract(scale_number, '^[+-]?[0-9]*\\.([0-9]*)', 1),
+            'digits', concat(
+                regexp_extract(scale_number, '^[+-]?([0-9]*)', 1),
+                regexp_extract(scale_number, '^[+-]?[0-9]*\\.([0-9]*)', 1)
+            ),
+            'exponent', coalesce(try_cast(regexp_extract(scale_number, '[eE]([+-]?[0-9]+)$', 1) as int), 0)
         )
-    end
+    {%- endset -%}
+    {%- set needed -%}
+        case
+            when not scale_parts.is_plain then 0
+            when scale_parts.digits rlike '^0*$' then 0
+            else greatest(
+                0,
+                length(scale_parts.fraction) - scale_parts.exponent
+                - (length(scale_parts.digits) - length(regexp_replace(scale_parts.digits, '0+$', '')))
+            )
+        end
+    {%- endset -%}
+    coalesce({{ cdc_let('scale_number', 'trim(' ~ number_text ~ ')', cdc_let('scale_parts', parts, needed)) }}, 0)
 {% endmacro %}
 
 
@@ -163,86 +164,84 @@
         text whose typed value is null), never silently lost. See _typing__macros.yml for the rules.
     -#}
     {%- set target = spark_type | lower | replace(' ', '') -%}
-    {%- set base = cdc_type_base(source_type) -%}
-    {%- set number = cdc_numeric_text(value_text, source_type) -%}
+    {%- set text = 'typed_input.text' -%}
+    {%- set base = 'typed_input.base' -%}
+    {%- set number = cdc_numeric_text('typed_input.text', 'typed_input.source_type') -%}
+    {%- set conversion -%}
     {%- if target in ('int', 'integer', 'bigint', 'smallint', 'tinyint') -%}
-        cast(try_cast({{ number }} as {{ target }}) as {{ target }})
+        try_cast({{ number }} as {{ target }})
     {%- elif target.startswith('decimal') -%}
         {%- set scale = (target.split(',')[1].rstrip(')') if ',' in target else '0') | int -%}
-        cast(
-            case
-                when {{ cdc_decimal_scale_needed(number) }} <= {{ scale }}
-                    then try_cast({{ number }} as {{ target }})
-            end
-            as {{ target }}
-        )
+        {{ cdc_let('typed_number', number,
+            'case when ' ~ cdc_decimal_scale_needed('typed_number') ~ ' <= ' ~ scale
+            ~ ' then try_cast(typed_number as ' ~ target ~ ') end') }}
     {%- elif target in ('float', 'double') -%}
-        cast(
+        {%- set checked -%}
             case
-                when isnan(try_cast({{ number }} as {{ target }}))
-                    or abs(try_cast({{ number }} as {{ target }})) = double('infinity')
+                when isnan(try_cast(typed_number as {{ target }}))
+                    or abs(try_cast(typed_number as {{ target }})) = double('infinity')
                     then case
-                        when lower({{ number }}) rlike 'nan|inf' then try_cast({{ number }} as {{ target }})
+                        when lower(typed_number) rlike 'nan|inf' then try_cast(typed_number as {{ target }})
                     end
-                else try_cast({{ number }} as {{ target }})
+                else try_cast(typed_number as {{ target }})
             end
-            as {{ target }}
-        )
+        {%- endset -%}
+        {{ cdc_let('typed_number', number, checked) }}
     {%- elif target == 'boolean' -%}
-        cast(
-            case
-                when trim({{ value_text }}) = 'AQ==' then true
-                when trim({{ value_text }}) = 'AA==' then false
-                else try_cast(trim({{ value_text }}) as boolean)
-            end
-            as boolean
-        )
+        case
+            when trim({{ text }}) = 'AQ==' then true
+            when trim({{ text }}) = 'AA==' then false
+            else try_cast(trim({{ text }}) as boolean)
+        end
     {%- elif target == 'date' -%}
-        cast(
-            case
-                when {{ base }} in ('org.apache.kafka.connect.data.date', 'io.debezium.time.date')
-                    then date_from_unix_date(try_cast({{ value_text }} as int))
-                when trim({{ value_text }}) rlike '^-?[0-9]{11,}$'
-                    and try_cast({{ value_text }} as bigint) % 86400000 = 0
-                    then date_from_unix_date(cast(div(try_cast({{ value_text }} as bigint), 86400000) as int))
-                when trim({{ value_text }}) rlike '^[+-]?[0-9]{4,}-[0-9]{1,2}-[0-9]{1,2}([ T]00:00(:00(\\.0*)?)?)?$'
-                    then try_cast(trim({{ value_text }}) as date)
-            end
-            as date
-        )
+        case
+            when {{ base }} in ('org.apache.kafka.connect.data.date', 'io.debezium.time.date')
+                then date_from_unix_date(try_cast({{ text }} as int))
+            when trim({{ text }}) rlike '^-?[0-9]{11,}$'
+                and try_cast({{ text }} as bigint) % 86400000 = 0
+                then date_from_unix_date(cast(div(try_cast({{ text }} as bigint), 86400000) as int))
+            when trim({{ text }}) rlike '^[+-]?[0-9]{4,}-[0-9]{1,2}-[0-9]{1,2}([ T]00:00(:00(\\.0*)?)?)?$'
+                then try_cast(trim({{ text }}) as date)
+        end
     {%- elif target == 'timestamp' -%}
-        cast(
-            case
-                when {{ base }} in ('org.apache.kafka.connect.data.timestamp', 'io.debezium.time.timestamp')
-                    then timestamp_micros(try_multiply(try_cast({{ value_text }} as bigint), 1000))
-                when {{ base }} = 'io.debezium.time.microtimestamp'
-                    then timestamp_micros(try_cast({{ value_text }} as bigint))
-                when {{ base }} = 'io.debezium.time.nanotimestamp'
-                    then timestamp_micros(try_cast(floor(try_cast({{ value_text }} as decimal(38, 0)) / 1000) as bigint))
-                when {{ base }} in ('org.apache.kafka.connect.data.date', 'io.debezium.time.date')
-                    then cast(date_from_unix_date(try_cast({{ value_text }} as int)) as timestamp)
-                when trim({{ value_text }}) rlike '^[+-]?[0-9]+(\\.[0-9]*)?$'
-                    then {{ cdc_epoch_to_timestamp('trim(' ~ value_text ~ ')') }}
-                else try_cast(trim({{ value_text }}) as timestamp)
-            end
-            as timestamp
-        )
+        case
+            when {{ base }} in ('org.apache.kafka.connect.data.timestamp', 'io.debezium.time.timestamp')
+                then timestamp_micros(try_multiply(try_cast({{ text }} as bigint), 1000))
+            when {{ base }} = 'io.debezium.time.microtimestamp'
+                then timestamp_micros(try_cast({{ text }} as bigint))
+            when {{ base }} = 'io.debezium.time.nanotimestamp'
+                then timestamp_micros(try_cast(floor(try_cast({{ text }} as decimal(38, 0)) / 1000) as bigint))
+            when {{ base }} in ('org.apache.kafka.connect.data.date', 'io.debezium.time.date')
+                then cast(date_from_unix_date(try_cast({{ text }} as int)) as timestamp)
+            when trim({{ text }}) rlike '^[+-]?[0-9]+(\\.[0-9]*)?$'
+                then {{ cdc_epoch_to_timestamp('trim(' ~ text ~ ')') }}
+            else try_cast(trim({{ text }}) as timestamp)
+        end
     {%- elif target == 'binary' -%}
-        cast({{ cdc_base64_binary(value_text) }} as binary)
+        {{ cdc_base64_binary(text) }}
     {%- else -%}
-        cast(
-            case
-                when {{ base }} in ('org.apache.kafka.connect.data.time', 'io.debezium.time.time')
-                    then {{ cdc_time_of_day_text(value_text, 3) }}
-                when {{ base }} = 'io.debezium.time.microtime'
-                    then {{ cdc_time_of_day_text(value_text, 6) }}
-                when {{ base }} = 'io.debezium.time.nanotime'
-                    then {{ cdc_time_of_day_text(value_text, 9) }}
-                else {{ value_text }}
-            end
-            as string
-        )
+        case
+            when {{ base }} in ('org.apache.kafka.connect.data.time', 'io.debezium.time.time')
+                then {{ cdc_time_of_day_text(text, 3) }}
+            when {{ base }} = 'io.debezium.time.microtime'
+                then {{ cdc_time_of_day_text(text, 6) }}
+            when {{ base }} = 'io.debezium.time.nanotime'
+                then {{ cdc_time_of_day_text(text, 9) }}
+            else {{ text }}
+        end
     {%- endif -%}
+    {%- endset -%}
+    {%- set input -%}
+        named_struct(
+            'text', cast({{ value_text }} as string),
+            'source_type', cast({{ source_type }} as string),
+            'base', {{ cdc_type_base(source_type) }}
+        )
+    {%- endset -%}
+    cast({{ cdc_let('typed_input', input, conversion) }} as {{ 'string' if target not in (
+        'int', 'integer', 'bigint', 'smallint', 'tinyint', 'float', 'double', 'boolean', 'date',
+        'timestamp', 'binary'
+    ) and not target.startswith('decimal') else target }})
 {% endmacro %}
 
 

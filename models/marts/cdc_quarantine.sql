@@ -27,24 +27,29 @@ quarantined_events as (
 ),
 
 keyless_rows as (
+    {#- staging keeps raw_message on quarantine rows only: a keyless change takes it from landing -#}
     select
-        source_format,
-        raw_message,
-        key_problem as reason,
-        source_database,
-        source_table,
-        message_id,
-        landing_seq,
-        message_index,
-        element_index,
-        row_index,
-        source_uri,
-        kafka_topic,
-        kafka_partition,
-        kafka_offset,
-        landed_at
-    from {{ ref('int_cdc__changes_keyed') }}
-    where key_problem is not null
+        keyless.source_format,
+        coalesce(landed.message_text, base64(landed.message_bytes)) as raw_message,
+        keyless.key_problem as reason,
+        keyless.source_database,
+        keyless.source_table,
+        keyless.message_id,
+        keyless.landing_seq,
+        keyless.message_index,
+        keyless.element_index,
+        keyless.row_index,
+        keyless.source_uri,
+        keyless.kafka_topic,
+        keyless.kafka_partition,
+        keyless.kafka_offset,
+        keyless.landed_at
+    from {{ ref('int_cdc__changes_keyed') }} as keyless
+    inner join {{ source('cdc_landing', 'raw_messages') }} as landed
+        on
+            keyless.message_id = landed.message_id
+            and keyless.landing_seq = landed.landing_seq
+    where keyless.key_problem is not null
 ),
 
 requeued_messages as (

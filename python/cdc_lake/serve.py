@@ -125,7 +125,8 @@ class ThriftServer:
         self.settings = settings or load_settings()
         self.host = host
         self.port = port
-        self.log_path = (log_path or Path(os.environ.get("CDC_LAKE_SERVE_LOG", f"logs/thrift-server-{port}.log"))).absolute()
+        default_log = os.environ.get("CDC_LAKE_SERVE_LOG", f"logs/thrift-server-{port}.log")
+        self.log_path = (log_path or Path(default_log)).absolute()
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self, ready_timeout: float = 600.0, should_stop: Callable[[], bool] = lambda: False) -> None:

@@ -2,7 +2,7 @@
 
 `cdc-lake land`, `cdc-lake serve` and dbt's `local` target (profiles/profiles.yml, which reads the
 same environment variables with the same defaults) must open the same warehouse and metastore,
-so the names and defaults below are mirrored there; tests/python/test_settings.py checks it.
+so the names and defaults below are mirrored there; python/tests/test_settings.py checks it.
 Relative paths are resolved against the working directory, which is the project root.
 """
 

@@ -112,8 +112,11 @@ def built(lake, tmp_path_factory):
 
 
 def audit(lake) -> dict[str, dict]:
+    def name(landed_input: str) -> str:  # a file's name, or a Kafka topic/partition
+        return Path(landed_input).name if landed_input.startswith("/") else landed_input
+
     return {
-        Path(r.pop("landed_input")).name: r
+        name(r.pop("landed_input")): r
         for r in lake.rows(
             "select landed_input, landed_messages, messages_with_changes, messages_with_ddl, control_messages, "
             "quarantined_messages, unaccounted_messages, outcome_change_messages, outcome_ddl_messages, "
@@ -151,9 +154,12 @@ def test_landing_reports(built):
 def test_quarantine_reasons_are_specific(built):
     _, _, first = built
     by_source = sorted(
-        (r["source_format"], r["row_index"], r["reason"], r["raw_message"])
-        for r in first["quarantine"]
-        if not r["message_id"].startswith("wrong/")
+        (
+            (r["source_format"], r["row_index"], r["reason"], r["raw_message"])
+            for r in first["quarantine"]
+            if not r["message_id"].startswith("wrong/")
+        ),
+        key=repr,
     )
     assert by_source == sorted(
         [
@@ -192,7 +198,8 @@ def test_quarantine_reasons_are_specific(built):
                 "unknown format: no detector claims this message (declared format: auto)",
                 '{"hello": "world"}',
             ),
-        ]
+        ],
+        key=repr,
     )
     wrong = sorted(r["reason"] for r in first["quarantine"] if r["message_id"].startswith("wrong/"))
     assert wrong == ["unknown Canal type: (missing)"] * 2

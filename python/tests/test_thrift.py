@@ -6,10 +6,11 @@ per metastore):
 
 1. `cdc-lake land` lands the shipped Canal JSON and Debezium JSON samples (or, where they are
    missing, a small stream of each written here);
-2. `dbt build` on the embedded `local` target builds schema `thrift_test_embedded`;
+2. `dbt build` on the embedded `local` target builds cdc_current and cdc_history (and what they
+   read) in schema `thrift_test_embedded`;
 3. `cdc-lake serve --port <free port>` starts the Spark Thrift Server over the same lake;
-4. `dbt build --target thrift` builds schema `thrift_test_served` through it (models, seeds,
-   data tests and unit tests run on the server);
+4. `dbt build --target thrift` builds schema `thrift_test_served` through it (every model, seed
+   and data test runs on the server);
 5. both schemas' `cdc_current` and `cdc_history` are read through the server with PyHive and must
    be equal, row for row;
 6. SIGTERM stops the server cleanly (exit code 0) and frees the port and the metastore.
@@ -149,8 +150,10 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     canal, debezium = _sample_inputs(root)
     _run([str(VENV_BIN / "cdc-lake"), "land", "--format", "canal_json", *map(str, canal)], env)
     _run([str(VENV_BIN / "cdc-lake"), "land", "--format", "debezium_json", *map(str, debezium)], env)
+    # The embedded reference: only what cdc_current and cdc_history need, without tests.
     _dbt(
-        ["build", "--exclude", "resource_type:test", "resource_type:unit_test"],
+        ["build", "--select", "+cdc_current", "+cdc_history",
+         "--exclude", "resource_type:test", "resource_type:unit_test"],
         {**env, "CDC_LAKE_SCHEMA": EMBEDDED_SCHEMA},
         root / "dbt-embedded",
     )
@@ -168,7 +171,9 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     try:
         startup = _wait_for_line(process, f"listening on 127.0.0.1:{port}", timeout=300)
         served_env = {**env, "CDC_LAKE_SCHEMA": SERVED_SCHEMA, "CDC_LAKE_THRIFT_PORT": str(port)}
-        _dbt(["build", "--target", "thrift"], served_env, root / "dbt-thrift")
+        # Every model, seed and data test, through the server. Unit tests check model logic on fixed
+        # inputs whatever the target; the embedded suite runs them.
+        _dbt(["build", "--target", "thrift", "--exclude", "resource_type:unit_test"], served_env, root / "dbt-thrift")
         yield Served(served_env, port, process, startup)
     finally:
         if process.poll() is None:

@@ -3,7 +3,8 @@
     [{n, t, v, null, updated, origin_val}]. The after image is `v` (null when `null` is true); an
     update's before image is `origin_val` for columns with `updated` true (null when absent: the
     before value was NULL) and `v` for the others; a delete's before image is `v`. `binlog` is
-    "offset@file". The format has no DDL or control events.
+    "offset@file"; event_ts is `time` (ms), else `canalTime`. The format has no DDL or control
+    events (a column added on the source simply appears in the next row image).
 -#}
 {%- set message_schema -%}
 struct<

@@ -38,7 +38,7 @@ classified as (
                     ' (it is not in var cdc_formats)'
                 )
         end as quarantine_reason,
-        coalesce(message_text, base64(message_bytes)) as raw_message,
+        coalesce(message_text, {{ cdc_base64('message_bytes') }}) as raw_message,
         0 as element_index,
         message_format as source_format
     from landed

@@ -1,0 +1,294 @@
+{% macro cdc_sql_string(value) %}
+    {#- A Spark SQL string literal of a Jinja value (null for none). -#}
+    {%- if value is none -%}
+        cast(null as string)
+    {%- else -%}
+        '{{ value | string | replace("\\", "\\\\") | replace("'", "\\'") }}'
+    {%- endif -%}
+{% endmacro %}
+
+
+{% macro cdc_typed_columns(database, table) %}
+    {#-
+        The columns of one source table, read from cdc_columns at execution time (an empty list
+        while dbt parses, or when cdc_columns does not exist yet, e.g. `dbt compile` on a fresh
+        warehouse): a list of {name, variants, spark_type, source_type, is_current} in
+        ordinal_position order.
+    -#}
+    {%- if not execute -%}
+        {{ return([]) }}
+    {%- endif -%}
+    {%- set relation = load_relation(ref('cdc_columns')) -%}
+    {%- if relation is none -%}
+        {{ return([]) }}
+    {%- endif -%}
+    {%- set query -%}
+        select
+            column_name,
+            to_json(column_name_variants) as column_name_variants,
+            spark_type,
+            source_type,
+            is_current
+        from {{ relation }}
+        where
+            source_database <=> {{ cdc_sql_string(database) }}
+            and source_table = {{ cdc_sql_string(table) }}
+        order by ordinal_position
+    {%- endset -%}
+    {%- set columns = [] -%}
+    {%- for row in run_query(query).rows -%}
+        {%- do columns.append({
+            'name': row[0],
+            'variants': fromjson(row[1]),
+            'spark_type': row[2],
+            'source_type': row[3],
+            'is_current': row[4] in (true, 'true', 'True', 1),
+        }) -%}
+    {%- endfor -%}
+    {{ return(columns) }}
+{% endmacro %}
+
+
+{% macro cdc_spark_types_in_use() %}
+    {#- The distinct spark_type values of cdc_columns, read at execution time (empty while parsing). -#}
+    {%- if not execute -%}
+        {{ return([]) }}
+    {%- endif -%}
+    {%- set relation = load_relation(ref('cdc_columns')) -%}
+    {%- if relation is none -%}
+        {{ return([]) }}
+    {%- endif -%}
+    {%- set result = run_query('select distinct spark_type from ' ~ relation ~ ' order by spark_type') -%}
+    {{ return(result.columns[0].values() | list) }}
+{% endmacro %}
+
+
+{% macro cdc_column_text(image, column) %}
+    {#- The text of one column in a row image, under any spelling the column was seen with. -#}
+    {%- set lookups = [] -%}
+    {%- for variant in (column.variants or [column.name]) -%}
+        {%- do lookups.append('try_element_at(' ~ image ~ ', ' ~ cdc_sql_string(variant) ~ ')') -%}
+    {%- endfor -%}
+    {%- if lookups | length == 1 -%}
+        {{ lookups[0] }}
+    {%- else -%}
+        coalesce({{ lookups | join(', ') }})
+    {%- endif -%}
+{% endmacro %}
+
+
+{% macro cdc_typed_columns_select(columns, image, types) %}
+    {#- One typed, named column per entry of `columns`, read from `image` with per-row `types`. -#}
+    {%- for column in columns %}
+    {{ cdc_typed_value(
+        cdc_column_text(image, column),
+        column.spark_type,
+        'coalesce(' ~ cdc_column_text(types, column) ~ ', ' ~ cdc_sql_string(column.source_type) ~ ')'
+    ) }} as {{ adapter.quote(column.name) }},
+    {%- endfor %}
+{% endmacro %}
+
+
+{% macro cdc_meta_column_name(name, columns) %}
+    {#- A bookkeeping column's name, prefixed with _cdc_ when the source table has a column of that name. -#}
+    {%- set taken = [] -%}
+    {%- for column in columns -%}
+        {%- do taken.append(column.name | lower) -%}
+    {%- endfor -%}
+    {{- ('_cdc_' ~ name) if name in taken else name -}}
+{% endmacro %}
+
+
+{% macro cdc_typed_history(database, table) %}
+    {#-
+        Every version of the rows of one source table (SCD type 2, from cdc_history), one typed
+        column per column the table ever had (cdc_columns: a column added later is null in older
+        versions, a dropped column keeps its values in the versions that had it), plus
+        primary_key, version_number, op, valid_from, valid_to, is_current, is_deleted.
+        An analyst's model is one line: {{ "{{" }} cdc_typed_history('shop', 'products') {{ "}}" }}.
+    -#}
+    {%- set columns = cdc_typed_columns(database, table) %}
+-- depends_on: {{ ref('cdc_columns') }}
+with
+
+history as (
+    select *
+    from {{ ref('cdc_history') }}
+    where
+        source_database <=> {{ cdc_sql_string(database) }}
+        and source_table = {{ cdc_sql_string(table) }}
+),
+
+change_types as (
+    select
+        change_id,
+        column_types
+    from {{ ref('cdc_changes') }}
+    where
+        source_database <=> {{ cdc_sql_string(database) }}
+        and source_table = {{ cdc_sql_string(table) }}
+),
+
+versions as (
+    select
+        history.*,
+        change_types.column_types
+    from history
+    left join change_types on history.change_id = change_types.change_id
+)
+
+select
+    primary_key as {{ cdc_meta_column_name('primary_key', columns) }},
+    {{- cdc_typed_columns_select(columns, 'row', 'column_types') }}
+    version_number as {{ cdc_meta_column_name('version_number', columns) }},
+    op as {{ cdc_meta_column_name('op', columns) }},
+    valid_from as {{ cdc_meta_column_name('valid_from', columns) }},
+    valid_to as {{ cdc_meta_column_name('valid_to', columns) }},
+    is_current as {{ cdc_meta_column_name('is_current', columns) }},
+    is_deleted as {{ cdc_meta_column_name('is_deleted', columns) }}
+from versions
+{% endmacro %}
+
+
+{% macro cdc_typed_current(database, table) %}
+    {#-
+        The live rows of one source table, one typed column per column the table has now
+        (cdc_columns.is_current), plus primary_key, last_changed_ts and last_op. A table that was
+        dropped or renamed away has no live rows; rows last changed before a TRUNCATE or before the
+        table was dropped and created again are gone; the rows of a table renamed into this one
+        (RENAME TABLE old TO this) are carried over unless this table changed them since.
+        An analyst's model is one line: {{ "{{" }} cdc_typed_current('shop', 'products') {{ "}}" }}.
+    -#}
+    {%- set columns = cdc_typed_columns(database, table) | selectattr('is_current') | list %}
+-- depends_on: {{ ref('cdc_columns') }}
+with
+
+tables as (
+    select * from {{ ref('cdc_tables') }}
+),
+
+this_table as (
+    select *
+    from tables
+    where
+        source_database <=> {{ cdc_sql_string(database) }}
+        and source_table = {{ cdc_sql_string(table) }}
+),
+
+renamed_into_this as (
+    select
+        source_database,
+        source_table,
+        status_position as renamed_position,
+        carried_rows_since_position
+    from tables
+    where
+        table_status = 'renamed'
+        and renamed_to_database <=> {{ cdc_sql_string(database) }}
+        and renamed_to_table = {{ cdc_sql_string(table) }}
+),
+
+table_names as (
+    select source_database, source_table from this_table
+    union all
+    select source_database, source_table from renamed_into_this
+),
+
+versions as (
+    select
+        history.*,
+        {{ cdc_event_position('history') }} as version_position
+    from {{ ref('cdc_history') }} as history
+    left semi join table_names
+        on
+            history.source_database <=> table_names.source_database
+            and history.source_table = table_names.source_table
+),
+
+own_live_rows as (
+    select versions.*
+    from versions
+    inner join this_table
+        on
+            versions.source_database <=> this_table.source_database
+            and versions.source_table = this_table.source_table
+    where
+        versions.is_current
+        and not versions.is_deleted
+        and this_table.is_current
+        and (this_table.rows_cleared_position is null or versions.version_position > this_table.rows_cleared_position)
+),
+
+keys_changed_since_rename as (
+    select distinct
+        versions.primary_key,
+        renamed_into_this.source_database as renamed_from_database,
+        renamed_into_this.source_table as renamed_from_table
+    from versions
+    cross join renamed_into_this
+    where
+        versions.source_database <=> {{ cdc_sql_string(database) }}
+        and versions.source_table = {{ cdc_sql_string(table) }}
+        and versions.version_position > renamed_into_this.renamed_position
+),
+
+carried_live_rows as (
+    select versions.*
+    from versions
+    inner join renamed_into_this
+        on
+            versions.source_database <=> renamed_into_this.source_database
+            and versions.source_table = renamed_into_this.source_table
+    cross join this_table
+    left anti join keys_changed_since_rename
+        on
+            versions.primary_key = keys_changed_since_rename.primary_key
+            and versions.source_database <=> keys_changed_since_rename.renamed_from_database
+            and versions.source_table = keys_changed_since_rename.renamed_from_table
+    where
+        versions.is_current
+        and not versions.is_deleted
+        and this_table.is_current
+        and versions.version_position < renamed_into_this.renamed_position
+        and (
+            renamed_into_this.carried_rows_since_position is null
+            or versions.version_position > renamed_into_this.carried_rows_since_position
+        )
+        and (
+            this_table.rows_cleared_position is null
+            or renamed_into_this.renamed_position > this_table.rows_cleared_position
+        )
+),
+
+live_rows as (
+    select * from own_live_rows
+    union all
+    select * from carried_live_rows
+),
+
+change_types as (
+    select
+        changes.change_id,
+        changes.column_types
+    from {{ ref('cdc_changes') }} as changes
+    left semi join table_names
+        on
+            changes.source_database <=> table_names.source_database
+            and changes.source_table = table_names.source_table
+),
+
+rows_with_types as (
+    select
+        live_rows.*,
+        change_types.column_types
+    from live_rows
+    left join change_types on live_rows.change_id = change_types.change_id
+)
+
+select
+    primary_key as {{ cdc_meta_column_name('primary_key', columns) }},
+    {{- cdc_typed_columns_select(columns, 'row', 'column_types') }}
+    valid_from as {{ cdc_meta_column_name('last_changed_ts', columns) }},
+    op as {{ cdc_meta_column_name('last_op', columns) }}
+from rows_with_types
+{% endmacro %}

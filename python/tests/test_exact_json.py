@@ -1,0 +1,66 @@
+"""Landing's JSON error reasons (cdc_lake.exact_json): the same normalization as the staging macro,
+and offsets that point into the message's own text. Pure Python: no Spark."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from cdc_lake import exact_json
+
+MACRO = Path(__file__).resolve().parents[2] / "macros" / "staging" / "cdc_exact_json.sql"
+
+
+def _sql_literals(sql: str) -> list[str]:
+    body = re.sub(r"\{#.*?#\}", "", sql, flags=re.S)  # drop the Jinja comment
+    return [
+        re.sub(r"\\(.)", r"\1", literal)  # Spark SQL string escapes: \\ -> \, \' -> '
+        for literal in re.findall(r"'((?:[^'\\]|\\.)*)'", body)
+    ]
+
+
+def test_regexes_equal_the_macro():
+    assert _sql_literals(MACRO.read_text()) == [
+        exact_json.STRIP_PATTERN,
+        exact_json.STRIP_REPLACEMENT,
+        exact_json.QUOTE_PATTERN,
+        exact_json.QUOTE_REPLACEMENT,
+    ]
+
+
+def test_normalize_quotes_numbers_and_drops_comments_and_trailing_commas():
+    text = '{"a": 0.10, // note\n "b": [1, -2e5,], /* x */ "c": "1,]"}'
+    normalized, origin = exact_json.normalize(text)
+    assert normalized == '{"a": "0.10", \n "b": ["1", "-2e5"],  "c": "1,]"}'
+    # every character that comes from the message maps back to its own offset
+    assert all(text[o] == c for c, o in zip(normalized, origin) if c != '"' or text[o] == '"')
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ('{"a":1', "invalid JSON at offset 6: the message ends early (Expecting ',' delimiter)"),
+        ('{"a": 1 "b": 2}', "invalid JSON at offset 8: Expecting ',' delimiter"),
+        ('{"a": 1, // comment\n "b" 2}', "invalid JSON at offset 25: Expecting ':' delimiter"),
+        ('{"a": 12345678901234567890.5 x}', "invalid JSON at offset 29: Expecting ',' delimiter"),
+        ("hello", "invalid JSON at offset 0: Expecting value"),
+        ('{"a": "x"} {"b": 1}', "invalid JSON at offset 11: Expecting ',' delimiter"),
+        ("[" * 1200 + "]" * 1200, "invalid JSON: nested more than 1000 levels deep"),
+        ('{"a": ' * 1001 + "1" + "}" * 1001, "invalid JSON: nested more than 1000 levels deep"),
+        ('{"a": "' + "x" * 20_000_001 + '"}', "unreadable JSON: a value of 20000001 characters (Spark reads at most 20000000)"),
+        ('{"a": 1,}', None),
+        ('[{"a": "tab\there"}]', None),
+        (None, None),
+    ],
+)
+def test_explain(text, reason):
+    assert exact_json.explain(text) == reason
+
+
+def test_explain_utf8():
+    assert exact_json.explain_utf8(b'{"a": "\xc3\x28"}') == (
+        "not valid UTF-8 text at byte offset 7 (bytes c3 28 22 7d): invalid continuation byte"
+    )
+    assert exact_json.explain_utf8('{"a": "é"}'.encode()) is None

@@ -1,0 +1,36 @@
+"""The embedded Spark settings (settings.py) and dbt's local target (profiles.yml) agree."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+
+from cdc_lake.settings import load_settings
+
+PROFILES = Path(__file__).resolve().parents[2] / "profiles" / "profiles.yml"
+
+
+def _render_defaults(text: str) -> str:
+    """Render {{ env_var('X', 'default') }} with its default (the environment is not consulted)."""
+    return re.sub(r"\{\{\s*env_var\('([A-Z_]+)',\s*'([^']*)'\)\s*(\|\s*int\s*)?\}\}", r"\2", text)
+
+
+def test_local_target_mirrors_settings(monkeypatch, tmp_path):
+    for name in ("CDC_LAKE_WAREHOUSE", "CDC_LAKE_METASTORE", "CDC_LAKE_DRIVER_MEMORY",
+                 "CDC_LAKE_SHUFFLE_PARTITIONS", "CDC_LAKE_SPARK_CONF", "CDC_LAKE_SCHEMA"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)
+    profile = yaml.safe_load(_render_defaults(PROFILES.read_text()))
+    local = profile["cdc_lake"]["outputs"]["local"]
+    params = {k: str(v) for k, v in local["server_side_parameters"].items()}
+    conf = load_settings().spark_conf()
+    # paths: the profile names them relative to the project root, settings resolves them there
+    assert Path(params.pop("spark.sql.warehouse.dir")).absolute() == Path(conf.pop("spark.sql.warehouse.dir"))
+    url = "spark.hadoop.javax.jdo.option.ConnectionURL"
+    profile_db = re.search(r"databaseName=([^;]+)", params.pop(url)).group(1)
+    settings_db = re.search(r"databaseName=([^;]+)", conf.pop(url)).group(1)
+    assert Path(profile_db).absolute() == Path(settings_db)
+    assert params == conf
+    assert local["schema"] == load_settings().schema
