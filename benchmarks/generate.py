@@ -550,6 +550,7 @@ class ShardGenerator:
         self.db = database_of(job.format_id)
         self.clock = Clock()
         self.rows: dict[int, list[str | None]] = {}  # live rows by local key number
+        self.last_seq: dict[int, int] = {}  # log position of each key's latest change
         self.batching = job.format_id in BATCHING_FORMATS
 
     def ts_of(self, local_seq: int) -> int:
@@ -564,10 +565,15 @@ class ShardGenerator:
         rng = self.rng
         local_key = rng.randrange(self.job.keys)
         for _ in range(100):
-            if not late or local_key in self.rows:
+            if not late or (local_key in self.rows and self.last_seq[local_key] >= 10):
                 break
             local_key = rng.randrange(self.job.keys)
         table, _ = table_of_key(local_key, self.job.shard, self.job.shards)
+        if late:
+            # a change delivered late: its place in the log lies before the key's latest change,
+            # so it becomes an older version and the current row stays the same
+            earlier = rng.randrange(max(1, self.last_seq.get(local_key, 0) // 10))
+            ts_ms, seq = self.ts_of(earlier) + 37, earlier * 10 + 5
         ts_ms = self.ts_of(local_seq) if ts_ms is None else ts_ms
         seq = local_seq * 10 if seq is None else seq
         when = self.clock.datetime(ts_ms)
@@ -582,10 +588,14 @@ class ShardGenerator:
                 other = rng.randrange(max(1, self.job.keys // 3)) * 3 + local_key % 3  # same table
                 if other in keys or other >= self.job.keys:
                     continue
-                if (self.rows.get(other) is None) == (op == "insert"):
+                if (self.rows.get(other) is None) == (op == "insert") and (
+                    not late or self.last_seq.get(other, -1) > seq
+                ):
                     keys.append(other)
         rows = []
         for k in keys:
+            if not late:
+                self.last_seq[k] = seq
             _, values = table_of_key(k, self.job.shard, self.job.shards)
             before = self.rows.get(k)
             if op == "insert":
@@ -605,12 +615,9 @@ class ShardGenerator:
         return Change(op, table, rows, ts_ms, seq)
 
     def late_change(self, local_seq: int) -> Change:
-        """A change to a live key whose event time and log position lie back in the base period
-        (an update or delete delivered late: it becomes an older version, the current row stays)."""
-        back = self.rng.randrange(1, max(2, self.job.messages))
-        earlier = max(0, self.job.messages - back)
-        # late=True: the change is not applied to self.rows, which stay the latest versions
-        return self.change(local_seq, ts_ms=self.ts_of(earlier) + 37, seq=earlier * 10 + 5, late=True)
+        """An update or delete of a live key delivered late (see change(late=True)); it is not
+        applied to self.rows, which stay the latest versions."""
+        return self.change(local_seq, late=True)
 
     def run(self) -> dict[str, int]:
         job = self.job

@@ -228,14 +228,37 @@ def count_parquet_rows(folder: Path, group_column: str | None = None) -> dict[st
     return {str(k): int(v) for k, v in zip(counts[group_column].to_pylist(), counts[f"{group_column}_count"].to_pylist())}
 
 
+def live_rows_from_history(folder: Path) -> dict[str, int] | None:
+    """cdc_current's rows per database derived from cdc_history (current, not deleted versions),
+    for when cdc_current is a view and has no folder of its own."""
+    import pyarrow.compute as pc
+    import pyarrow.dataset as ds
+
+    files = [str(p) for p in folder.rglob("*.parquet") if not p.name.startswith((".", "_"))] if folder.exists() else []
+    if not files:
+        return None
+    table = ds.dataset(files, format="parquet").to_table(columns=["source_database", "is_current", "is_deleted"])
+    live = table.filter(pc.and_(table["is_current"], pc.invert(table["is_deleted"])))
+    counts = live.group_by("source_database").aggregate([("source_database", "count")])
+    return dict(zip(counts["source_database"].to_pylist(), counts["source_database_count"].to_pylist()))
+
+
+def table_folder(schema_dir: Path, name: str) -> Path:
+    """A table's folder: NAME, or the newest NAME__v<timestamp> of a versioned table model."""
+    versions = sorted(schema_dir.glob(f"{name}__v*"))
+    return versions[-1] if versions and not (schema_dir / name).exists() else schema_dir / name
+
+
 def lake_counts(lake: Path) -> dict:
+    """Row counts of the marts, read from their Parquet folders (views have none)."""
     schema_dir = lake / "warehouse" / "cdc_bench.db"
+    current = count_parquet_rows(table_folder(schema_dir, "cdc_current"), "source_database")
+    if current is None:
+        current = live_rows_from_history(table_folder(schema_dir, "cdc_history"))
     return {
-        "cdc_changes": count_parquet_rows(schema_dir / "cdc_changes"),
-        "cdc_history": count_parquet_rows(schema_dir / "cdc_history"),
-        "cdc_current": count_parquet_rows(schema_dir / "cdc_current", "source_database"),
-        "cdc_quarantine": count_parquet_rows(schema_dir / "cdc_quarantine"),
-    }
+        name: count_parquet_rows(table_folder(schema_dir, name))
+        for name in ("cdc_changes", "cdc_history", "cdc_quarantine")
+    } | {"cdc_current": current}
 
 
 def check_current(counts: dict, manifest: dict, key: str) -> str:

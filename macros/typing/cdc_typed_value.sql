@@ -105,6 +105,47 @@
 {% endmacro %}
 
 
+{% macro cdc_decimal_type_of_value(number_text) %}
+    {#-
+        The decimal(p,s) of a plain number text as written: its fraction digits (trailing zeros
+        kept, as OMS writes them) and its integer digits (12.50 -> decimal(4,2), -0.001 ->
+        decimal(4,3), 1.5E+3 -> decimal(4,0)); null when the text is not a plain number or needs more
+        than 38 digits. Used to size DECIMAL columns whose type gives no precision.
+    -#}
+    {%- set parts -%}
+        named_struct(
+            'is_plain', value_number rlike '^[+-]?[0-9]*(\\.[0-9]*)?([eE][+-]?[0-9]+)?$'
+                and value_number rlike '[0-9]',
+            'fraction', regexp_extract(value_number, '^[+-]?[0-9]*\\.([0-9]*)', 1),
+            'significant', regexp_replace(
+                concat(
+                    regexp_extract(value_number, '^[+-]?([0-9]*)', 1),
+                    regexp_extract(value_number, '^[+-]?[0-9]*\\.([0-9]*)', 1)
+                ),
+                '^0+',
+                ''
+            ),
+            'exponent', coalesce(try_cast(regexp_extract(value_number, '[eE]([+-]?[0-9]+)$', 1) as int), 0)
+        )
+    {%- endset -%}
+    {%- set scale = 'greatest(0, length(value_parts.fraction) - value_parts.exponent)' -%}
+    {%- set sized -%}
+        case
+            when value_parts.is_plain
+                and greatest(1, length(value_parts.significant) - length(value_parts.fraction) + value_parts.exponent)
+                + {{ scale }} <= 38
+                then concat(
+                    'decimal(',
+                    greatest(1, length(value_parts.significant) - length(value_parts.fraction) + value_parts.exponent)
+                    + {{ scale }},
+                    ',', {{ scale }}, ')'
+                )
+        end
+    {%- endset -%}
+    {{ cdc_let('value_number', 'trim(' ~ number_text ~ ')', cdc_let('value_parts', parts, sized)) }}
+{% endmacro %}
+
+
 {% macro cdc_time_of_day_text(count_text, fraction_digits) %}
     {#-
         A time of day (or a MySQL TIME duration) from an integer count of 10^-fraction_digits
@@ -213,6 +254,12 @@
                 then timestamp_micros(try_cast(floor(try_cast({{ text }} as decimal(38, 0)) / 1000) as bigint))
             when {{ base }} in ('org.apache.kafka.connect.data.date', 'io.debezium.time.date')
                 then cast(date_from_unix_date(try_cast({{ text }} as int)) as timestamp)
+            when trim({{ text }}) rlike '^[0-9]{13}\\.[0-9]{9}$'
+                -- Dataworks: 13-digit epoch milliseconds . 9 digits of nanoseconds of the second
+                then timestamp_micros(try_add(
+                    try_multiply(div(try_cast(split_part(trim({{ text }}), '.', 1) as bigint), 1000), 1000000),
+                    div(try_cast(split_part(trim({{ text }}), '.', 2) as bigint), 1000)
+                ))
             when trim({{ text }}) rlike '^[+-]?[0-9]+(\\.[0-9]*)?$'
                 then {{ cdc_epoch_to_timestamp('trim(' ~ text ~ ')') }}
             else try_cast(trim({{ text }}) as timestamp)

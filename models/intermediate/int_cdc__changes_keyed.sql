@@ -20,8 +20,8 @@ changes as (
     from {{ ref('int_cdc__events') }}
     where
         event_kind = 'change'
-        {%- if is_incremental() %}
-        and landing_seq > {{ cdc_watermark() }}
+        {% if is_incremental() -%}
+            and landing_seq > {{ cdc_watermark() }}
         {%- endif %}
 ),
 

@@ -21,8 +21,8 @@ keyed_changes as (
     from {{ ref('int_cdc__changes_keyed') }}
     where
         key_problem is null
-        {%- if is_incremental() %}
-        and landing_seq > {{ cdc_watermark() }}
+        {% if is_incremental() -%}
+            and landing_seq > {{ cdc_watermark() }}
         {%- endif %}
 ),
 

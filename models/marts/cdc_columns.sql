@@ -162,8 +162,19 @@ typed_observations as (
     from observations
 ),
 
+sized_observations as (
+    select
+        *,
+        -- DECIMAL without precision (OMS light types, Dataworks, a bare JDBC DECIMAL/NUMERIC code):
+        -- sized from the values it holds
+        declared_spark_type = 'decimal(38,18)'
+        and coalesce(source_type, '') not rlike '\\(|^io\\.debezium' as is_unsized_decimal
+    from typed_observations
+),
+
 widened_observations as (
-    -- an integer column whose values do not fit its type is widened to what they need
+    -- an integer column whose values do not fit its type is widened to what they need; an
+    -- unsized DECIMAL column takes the precision and scale its values need
     select
         *,
         case
@@ -182,10 +193,18 @@ widened_observations as (
                         needed_type -> needed_type is not null
                     )
                 )
+            when is_unsized_decimal
+                then filter(
+                    transform(
+                        column_values,
+                        column_value -> {{ cdc_decimal_type_of_value('column_value') }}
+                    ),
+                    needed_type -> needed_type is not null
+                )
             when declared_spark_type is not null then array(declared_spark_type)
             else cast(array() as array<string>)
         end as observed_spark_types
-    from typed_observations
+    from sized_observations
 ),
 
 table_full_images as (
@@ -228,10 +247,13 @@ column_facts as (
         max_by(try_cast(jdbc_type as int), event_position) filter (
             where try_cast(jdbc_type as int) is not null
         ) as message_jdbc_type,
-        aggregate(
-            array_sort(array_distinct(flatten(collect_list(observed_spark_types)))),
-            cast(null as string),
-            (wider_type, next_type) -> {{ cdc_wider_spark_type('wider_type', 'next_type') }}
+        coalesce(
+            aggregate(
+                array_sort(array_distinct(flatten(collect_list(observed_spark_types)))),
+                cast(null as string),
+                (wider_type, next_type) -> {{ cdc_wider_spark_type('wider_type', 'next_type') }}
+            ),
+            max(case when is_unsized_decimal then 'decimal(38,18)' end)
         ) as widest_spark_type,
         array_sort(collect_set(observed_in)) as observed_in,
         min(event_position) filter (where observation = 'seen') as first_seen_position,

@@ -214,7 +214,7 @@ def test_databricks_target_compiles_every_model_and_test(
             try:
                 parser.parsePlan(node["compiled_code"])
             except Exception as exc:  # noqa: BLE001 - py4j wraps Spark's ParseException
-                syntax_errors[node["name"]] = str(exc).splitlines()[0]
+                syntax_errors[node["name"]] = " ".join(str(exc).split())[:400]
     assert syntax_errors == {}
 
     # Every model and seed is Delta on Databricks.

@@ -99,7 +99,7 @@ def built(lake, tmp_path_factory):
         lake.land([tmp / "k2.parquet"], "canal_json"),
         lake.land([tmp / "unknown.jsonl"], "auto"),
     ]
-    lake.build("--exclude", "test_type:unit")  # DEV-ONLY
+    lake.build()
     first = {
         "reports": reports,
         "quarantine": lake.rows(
@@ -243,7 +243,7 @@ def requeued(built):
     say = []
     reports = requeue(reason_like="unknown Canal type: (missing)", as_format="debezium_json", spark=lake.spark, say=say.append)
     again = requeue(reason_like="unknown Canal type: (missing)", as_format="debezium_json", spark=lake.spark, say=say.append)
-    lake.build("--exclude", "test_type:unit")  # DEV-ONLY
+    lake.build()
     return lake, first, reports, again, say
 
 

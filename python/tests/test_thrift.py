@@ -69,7 +69,7 @@ def _sample_inputs(tmp: Path) -> tuple[list[Path], list[Path]]:
     return canal, debezium
 
 
-def _run(args: list[str], env: dict[str, str], timeout: float = 600) -> subprocess.CompletedProcess[str]:
+def _run(args: list[str], env: dict[str, str], timeout: float = 1800) -> subprocess.CompletedProcess[str]:
     result = subprocess.run(
         args, cwd=PROJECT_DIR, env=env, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
     )

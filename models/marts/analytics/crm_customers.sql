@@ -1,0 +1,1 @@
+{{ cdc_typed_current('crm', 'customers') }}

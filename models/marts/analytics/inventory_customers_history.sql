@@ -1,0 +1,1 @@
+{{ cdc_typed_history('inventory', 'customers') }}

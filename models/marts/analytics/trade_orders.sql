@@ -1,0 +1,1 @@
+{{ cdc_typed_current('trade_tenant.trade', 'orders') }}
