@@ -9,8 +9,8 @@
     anything with varchar -> string), also widened when an integer column holds values beyond its
     type (OMS BIGINT, unsigned values typed without `unsigned`). is_current says whether the column
     is in the table now: false after a DROP COLUMN (or CHANGE/RENAME COLUMN away) that comes after
-    its last value, or when the table's latest full column list (a change carrying column types, an
-    insert/snapshot image, CREATE TABLE, a DDL message's column list) no longer has it. A table
+    its last value, or when the table's latest full column list (an insert/snapshot image, CREATE
+    TABLE, a DDL message's column list) no longer has it. A table
     renamed into another passes its columns on to the new name.
 -#}
 with
@@ -208,8 +208,9 @@ widened_observations as (
 ),
 
 table_full_images as (
-    -- per table, the latest complete column list: a change with column types, an insert or
-    -- snapshot image, a CREATE TABLE, a DDL message with its column list, a rename into it
+    -- per table, the latest complete column list: an insert or snapshot image (updates and
+    -- deletes may carry only some columns: KafkaRiverCanal, SharePlex), a CREATE TABLE, a DDL
+    -- message with its column list, a rename into it
     select
         source_database,
         source_table,
@@ -217,7 +218,7 @@ table_full_images as (
     from (
         select source_database, source_table, event_position
         from changes
-        where size(column_types) > 0 or op in ('insert', 'snapshot')
+        where op in ('insert', 'snapshot')
 
         union all
 

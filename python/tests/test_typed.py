@@ -228,6 +228,7 @@ TYPED_TABLES = [
     ("current", "database", "table"),
     ("current", "test", "asd"),
     ("current", "TestCanal", "g_order_010"),
+    ("history", "TestCanal", "g_order_010"),
     ("current", "typed", "gone"),
     ("current", "typed", "old_name"),
     ("current", "typed", "new_name"),
@@ -241,9 +242,7 @@ def built(lake, tmp_path_factory):
 
 
 def build_scenario(lake, tmp: Path):
-    """Land every stream, build once, and compile and run the typed tables of TYPED_TABLES."""
-    from cdc_lake.dbt import run_dbt
-
+    """Land every stream, build once, and compile the typed tables of TYPED_TABLES."""
     lake.scenario("typed_tables")
     lake.land([write_jsonl(tmp / "canal_stream.jsonl", CANAL_STREAM)], "canal_json")
     docs = [doc_example(name) for name in (
@@ -255,19 +254,24 @@ def build_scenario(lake, tmp: Path):
     lake.land([write_kafka_parquet(tmp / "canal_docs.parquet", docs, topic="canal-docs")], "canal_json")
     river = [doc_example(f"001_kafka_river_canal_{kind}.txt") for kind in ("insert", "update", "delete")]
     lake.land([write_kafka_parquet(tmp / "river_docs.parquet", river, topic="river-docs")], "kafka_river_canal")
-    lake.land([write_jsonl(tmp / "dbz.jsonl", DEBEZIUM_STREAM)], "debezium_json")
+    # Debezium names the key columns in the Kafka key
+    dbz_keys = [json.dumps({"id": json.loads(m)["payload"]["after"]["id"]}) for m in DEBEZIUM_STREAM]
+    lake.land([write_kafka_parquet(tmp / "dbz.parquet", DEBEZIUM_STREAM, topic="dbz", keys=dbz_keys)], "debezium_json")
     lake.land([write_jsonl(tmp / "oms_extend.jsonl", [oms_extend_message()])], "oms_extend_column_type")
     lake.land([write_jsonl(tmp / "dataworks.jsonl", [dataworks_message()])], "oms_dataworks")
     # the example analyst models read the shipped sample tables: not part of this scenario
     lake.build("--exclude", "models/marts/analytics")
+    return lake, compile_typed_tables(lake)
+
+
+def compile_typed_tables(lake):
+    """The typed tables of TYPED_TABLES, compiled as an analyst's one-line models are, as DataFrames."""
+    from cdc_lake.dbt import run_dbt
 
     inline = f"\n{MARKER}\n".join(f"{{{{ cdc_typed_{kind}('{db}', '{table}') }}}}" for kind, db, table in TYPED_TABLES)
     result = run_dbt(["compile", "--inline", inline])
     compiled = result.results[0].node.compiled_code.split(MARKER)
-    typed = {}
-    for (kind, db, table), sql in zip(TYPED_TABLES, compiled, strict=True):
-        typed[(kind, db, table)] = lake.spark.sql(sql)
-    return lake, typed
+    return {key: lake.spark.sql(sql) for key, sql in zip(TYPED_TABLES, compiled, strict=True)}
 
 
 def rows(frame, order_by="primary_key"):
@@ -482,10 +486,25 @@ def test_canal_000_example_types(built):
 def test_kafka_river_canal_001_example_types(built):
     lake, typed = built
     cols = columns_of(lake, "TestCanal", "g_order_010")
-    assert {n: (c["ordinal_position"], c["source_type"], c["jdbc_type"], c["spark_type"]) for n, c in cols.items()} == {
-        "order_id": (1, "bigint(20)", -5, "bigint"), "x_id": (2, "bigint(20)", -5, "bigint"),
-        "phone": (3, "varchar(15)", 12, "string"), "time": (4, "timestamp", 93, "timestamp"),
+    got = {n: (c["ordinal_position"], c["source_type"], c["jdbc_type"], c["spark_type"], c["is_current"]) for n, c in cols.items()}
+    # the update example lists only the key columns and the updated `name`: an update is not a full
+    # column list, so phone and time stay current
+    assert got == {
+        "order_id": (1, "bigint(20)", -5, "bigint", True), "x_id": (2, "bigint(20)", -5, "bigint", True),
+        "phone": (3, "varchar(15)", 12, "string", True), "name": (4, "varchar(100)", 12, "string", True),
+        "time": (5, "timestamp", 93, "timestamp", True),
     }
+    history = rows(typed[("history", "TestCanal", "g_order_010")], "version_number")
+    assert [(r["version_number"], r["op"], r["is_deleted"]) for r in history] == [
+        (1, "insert", False), (2, "update", False), (3, "delete", True),
+    ]
+    assert {k: v for k, v in history[0].items() if k in cols} == {
+        "order_id": 126, "x_id": 123456, "phone": "13264494028", "name": None,
+        "time": datetime(2015, 8, 10, 13, 8, 13),
+    }
+    assert history[1]["name"] == "小春"
+    # the delete example deletes order 126
+    assert rows(typed[("current", "TestCanal", "g_order_010")]) == []
 
 
 def test_oms_light_types(built):
