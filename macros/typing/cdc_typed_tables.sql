@@ -13,7 +13,7 @@
         The columns of one source table, read from cdc_columns at execution time (an empty list
         while dbt parses, or when cdc_columns does not exist yet, e.g. `dbt compile` on a fresh
         warehouse): a list of {name, variants, spark_type, source_type, is_current} in
-        ordinal_position order.
+        ordinal_position order, with source_types (every source type the column had).
     -#}
     {%- if not execute -%}
         {{ return([]) }}
@@ -28,7 +28,8 @@
             to_json(column_name_variants) as column_name_variants,
             spark_type,
             source_type,
-            is_current
+            is_current,
+            to_json(source_types) as source_types
         from {{ relation }}
         where
             source_database <=> {{ cdc_sql_string(database) }}
@@ -43,6 +44,7 @@
             'spark_type': row[2],
             'source_type': row[3],
             'is_current': row[4] in (true, 'true', 'True', 1),
+            'source_types': fromjson(row[5]) if row[5] else [],
         }) -%}
     {%- endfor -%}
     {{ return(columns) }}
@@ -83,7 +85,8 @@
     {{ cdc_typed_value(
         cdc_column_text(image, column),
         column.spark_type,
-        'coalesce(' ~ cdc_column_text(types, column) ~ ', ' ~ cdc_sql_string(column.source_type) ~ ')'
+        'coalesce(' ~ cdc_column_text(types, column) ~ ', ' ~ cdc_sql_string(column.source_type) ~ ')',
+        column.get('source_types')
     ) }} as {{ adapter.quote(column.name) }},
     {%- endfor %}
 {% endmacro %}

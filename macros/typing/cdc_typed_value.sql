@@ -174,7 +174,7 @@
 {% endmacro %}
 
 
-{% macro cdc_numeric_text(value_text, source_type) %}
+{% macro cdc_numeric_text(value_text, source_type, with_connect=true) %}
     {#-
         The number a value stands for, as exact decimal text: a Kafka Connect Decimal (base64
         unscaled bytes, scale from the source type) or Debezium VariableScaleDecimal ({"scale", "value"})
@@ -182,6 +182,7 @@
     -#}
     {%- set base = cdc_type_base(source_type) -%}
     case
+        {%- if with_connect %}
         when {{ base }} = 'org.apache.kafka.connect.data.decimal'
             then {{ cdc_base64_decimal_text(value_text, "regexp_extract(lower(" ~ source_type ~ "), 'scale=(\\\\d+)', 1)") }}
         when {{ base }} = 'io.debezium.data.variablescaledecimal'
@@ -189,6 +190,7 @@
                 "get_json_object(" ~ value_text ~ ", '$.value')",
                 "get_json_object(" ~ value_text ~ ", '$.scale')"
             ) }}
+        {%- endif %}
         when lower(trim({{ value_text }})) = 'true' then '1'
         when lower(trim({{ value_text }})) = 'false' then '0'
         else {{ value_text }}
@@ -196,18 +198,28 @@
 {% endmacro %}
 
 
-{% macro cdc_typed_value(value_text, spark_type, source_type="cast(null as string)") %}
+{% macro cdc_typed_value(value_text, spark_type, source_type="cast(null as string)", source_types=none) %}
     {#-
         The value text (exact text from a row image) converted to `spark_type` (a literal Spark type
         from cdc_columns.spark_type), reading it the way its source type says (Debezium logical
         types, OMS TIMESTAMP epoch seconds, base64 binary, ...). Null when the text is null or does
         not convert: a value that does not convert is listed in cdc_conversion_failures (a non-null
         text whose typed value is null), never silently lost. See _typing__macros.yml for the rules.
+        `source_types`, when given, lists every source type the values can have (cdc_columns):
+        without a Kafka Connect / Debezium type among them, their branches are left out.
     -#}
     {%- set target = spark_type | lower | replace(' ', '') -%}
+    {%- set connect_types = [] -%}
+    {%- for hinted_type in (source_types or []) if hinted_type is string -%}
+        {%- if (hinted_type | lower | trim).startswith('org.apache.kafka.connect.')
+            or (hinted_type | lower | trim).startswith('io.debezium.') -%}
+            {%- do connect_types.append(hinted_type) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {%- set with_connect = source_types is none or connect_types | length > 0 -%}
     {%- set text = 'typed_input.text' -%}
     {%- set base = 'typed_input.base' -%}
-    {%- set number = cdc_numeric_text('typed_input.text', 'typed_input.source_type') -%}
+    {%- set number = cdc_numeric_text('typed_input.text', 'typed_input.source_type', with_connect) -%}
     {%- set conversion -%}
     {%- if target in ('int', 'integer', 'bigint', 'smallint', 'tinyint') -%}
         try_cast({{ number }} as {{ target }})
@@ -236,8 +248,10 @@
         end
     {%- elif target == 'date' -%}
         case
+            {%- if with_connect %}
             when {{ base }} in ('org.apache.kafka.connect.data.date', 'io.debezium.time.date')
                 then date_from_unix_date(try_cast({{ text }} as int))
+            {%- endif %}
             when trim({{ text }}) rlike '^-?[0-9]{11,}$'
                 and try_cast({{ text }} as bigint) % 86400000 = 0
                 then date_from_unix_date(cast(div(try_cast({{ text }} as bigint), 86400000) as int))
@@ -246,6 +260,7 @@
         end
     {%- elif target == 'timestamp' -%}
         case
+            {%- if with_connect %}
             when {{ base }} in ('org.apache.kafka.connect.data.timestamp', 'io.debezium.time.timestamp')
                 then timestamp_micros(try_multiply(try_cast({{ text }} as bigint), 1000))
             when {{ base }} = 'io.debezium.time.microtimestamp'
@@ -254,6 +269,7 @@
                 then timestamp_micros(try_cast(floor(try_cast({{ text }} as decimal(38, 0)) / 1000) as bigint))
             when {{ base }} in ('org.apache.kafka.connect.data.date', 'io.debezium.time.date')
                 then cast(date_from_unix_date(try_cast({{ text }} as int)) as timestamp)
+            {%- endif %}
             when trim({{ text }}) rlike '^[0-9]{13}\\.[0-9]{9}$'
                 -- Dataworks: 13-digit epoch milliseconds . 9 digits of nanoseconds of the second
                 then timestamp_micros(try_add(
@@ -266,6 +282,8 @@
         end
     {%- elif target == 'binary' -%}
         {{ cdc_base64_binary(text) }}
+    {%- elif not with_connect -%}
+        {{ text }}
     {%- else -%}
         case
             when {{ base }} in ('org.apache.kafka.connect.data.time', 'io.debezium.time.time')

@@ -24,9 +24,22 @@ changes as (
         after,
         column_types,
         column_jdbc_types,
+        -- the columns a change shows: its type map's (in order), then its images'
+        array_union(
+            coalesce(map_keys(column_types), array()),
+            array_union(coalesce(map_keys(after), array()), coalesce(map_keys(before), array()))
+        ) as change_column_names,
         event_ts,
         {{ cdc_event_position() }} as event_position
     from {{ ref('cdc_changes') }}
+),
+
+ddl_statements as (
+    select
+        *,
+        cast(null as int) as row_index
+    from {{ ref('cdc_ddl') }}
+    where not is_database_level and source_table is not null
 ),
 
 ddl as (
@@ -40,8 +53,7 @@ ddl as (
         column_jdbc_types,
         event_ts,
         {{ cdc_event_position() }} as event_position
-    from (select *, cast(null as int) as row_index from {{ ref('cdc_ddl') }}) as ddl_statements
-    where not is_database_level and source_table is not null
+    from ddl_statements
 ),
 
 change_observations as (
@@ -60,12 +72,7 @@ change_observations as (
         changes.event_ts,
         changes.event_position
     from changes
-    lateral view posexplode(
-        array_union(
-            coalesce(map_keys(changes.column_types), array()),
-            array_union(coalesce(map_keys(changes.after), array()), coalesce(map_keys(changes.before), array()))
-        )
-    ) change_column as column_index, column_name
+        lateral view posexplode(changes.change_column_names) change_column as column_index, column_name
 ),
 
 ddl_type_observations as (
@@ -83,7 +90,7 @@ ddl_type_observations as (
         ddl.event_ts,
         ddl.event_position
     from ddl
-    lateral view posexplode(map_keys(ddl.column_types)) ddl_column as column_index, column_name
+        lateral view posexplode(map_keys(ddl.column_types)) ddl_column as column_index, column_name
     where size(ddl.column_types) > 0
 ),
 
@@ -102,7 +109,7 @@ ddl_text_observations as (
         ddl.event_ts,
         ddl.event_position
     from ddl
-    lateral view explode(ddl.column_changes) column_changes as column_change
+        lateral view explode(ddl.column_changes) column_changes as column_change
     where column_change.column_name is not null and column_change.column_name != ''
 ),
 
@@ -123,7 +130,7 @@ renames as (
         ddl.event_ts,
         ddl.event_position
     from ddl
-    lateral view explode(ddl.renamed_tables) renamed_tables as renamed
+        lateral view explode(ddl.renamed_tables) renamed_tables as renamed
 ),
 
 observations as (
@@ -216,19 +223,28 @@ table_full_images as (
         source_table,
         max(event_position) as full_image_position
     from (
-        select source_database, source_table, event_position
+        select
+            source_database,
+            source_table,
+            event_position
         from changes
         where op in ('insert', 'snapshot')
 
         union all
 
-        select source_database, source_table, event_position
+        select
+            source_database,
+            source_table,
+            event_position
         from ddl
         where size(column_types) > 0 or ddl_type = 'CREATE'
 
         union all
 
-        select to_database as source_database, to_table as source_table, event_position
+        select
+            to_database as source_database,
+            to_table as source_table,
+            event_position
         from renames
     ) as full_images
     group by source_database, source_table

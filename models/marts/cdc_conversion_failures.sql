@@ -31,17 +31,17 @@ change_types as (
 
 versions as (
     select
-        history.source_database,
-        history.source_table,
-        history.primary_key,
-        history.version_number,
-        history.row,
-        history.valid_from,
-        history.change_id,
-        history.source_format,
+        row_versions.source_database,
+        row_versions.source_table,
+        row_versions.primary_key,
+        row_versions.version_number,
+        row_versions.row,
+        row_versions.valid_from,
+        row_versions.change_id,
+        row_versions.source_format,
         change_types.column_types
-    from {{ ref('cdc_history') }} as history
-    left join change_types on history.change_id = change_types.change_id
+    from {{ ref('cdc_history') }} as row_versions
+    left join change_types on row_versions.change_id = change_types.change_id
 ),
 
 version_values as (
@@ -50,7 +50,7 @@ version_values as (
         row_value.value_column,
         row_value.value_text
     from versions
-    lateral view explode(versions.row) row_value as value_column, value_text
+        lateral view explode(versions.row) row_value as value_column, value_text
     where row_value.value_text is not null
 ),
 
@@ -81,13 +81,17 @@ typed_values as (
 checked_values as (
     select
         *,
+        {% if spark_types -%}
         case spark_type
             {%- for spark_type in spark_types %}
             when '{{ spark_type }}'
                 then {{ cdc_typed_value('value_text', spark_type, 'value_source_type') }} is null
             {%- endfor %}
             else false
-        end as is_failure
+        end
+        {%- else -%}
+        false
+        {%- endif %} as is_failure
     from typed_values
 )
 

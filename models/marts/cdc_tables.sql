@@ -29,7 +29,7 @@ renames as (
         ddl.event_ts,
         {{ cdc_event_position('ddl') }} as event_position
     from ddl
-    lateral view explode(ddl.renamed_tables) renamed_tables as renamed
+        lateral view explode(ddl.renamed_tables) renamed_tables as renamed
     where ddl.ddl_type = 'RENAME' or size(ddl.renamed_tables) > 0
 ),
 
@@ -120,8 +120,8 @@ clears_before_rename as (
         on
             latest_events.source_database <=> lifecycle_events.source_database
             and latest_events.source_table <=> lifecycle_events.source_table
+            and latest_events.status_position > lifecycle_events.event_position
             and lifecycle_events.lifecycle_event in ('dropped', 'truncated', 'renamed')
-            and lifecycle_events.event_position < latest_events.status_position
     where latest_events.latest_event = 'renamed'
     group by latest_events.source_database, latest_events.source_table
 ),

@@ -2,7 +2,9 @@
     Debezium envelope JSON, with or without `schema`: op c/u/d/r (and CloudCanal's i) are row
     changes, schema-change events (`ddl`) and op t are DDL, transaction markers, heartbeats and
     tombstones (null value) are control events. The key columns come from the Kafka key, else from
-    seeds/DDL downstream.
+    seeds/DDL downstream. column_types comes from `schema` (per field of before/after: the logical
+    type name, Decimal with its precision and scale, else the Connect type), or, for a schema change
+    event, from tableChanges' columns (with column_jdbc_types).
 -#}
 {%- set envelope_fields = [
     'op string', 'before map<string, string>', 'after map<string, string>',

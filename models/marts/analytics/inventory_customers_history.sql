@@ -1,1 +1,0 @@
-{{ cdc_typed_history('inventory', 'customers') }}
