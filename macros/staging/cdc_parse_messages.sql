@@ -13,9 +13,7 @@
         where
             message_format = '{{ format_id }}'
             and landing_seq in (select landing_seq from {{ landings_relation }})
-            {%- if is_incremental() %}
             and landing_seq > {{ cdc_watermark() }}
-            {%- endif %}
     ),
 
     normalized as (

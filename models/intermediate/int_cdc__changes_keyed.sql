@@ -20,9 +20,7 @@ changes as (
     from {{ ref('int_cdc__events') }}
     where
         event_kind = 'change'
-        {% if is_incremental() -%}
-            and landing_seq > {{ cdc_watermark() }}
-        {%- endif %}
+        and landing_seq > {{ cdc_watermark() }}
 ),
 
 table_keys as (

@@ -21,9 +21,7 @@ keyed_changes as (
     from {{ ref('int_cdc__changes_keyed') }}
     where
         key_problem is null
-        {% if is_incremental() -%}
-            and landing_seq > {{ cdc_watermark() }}
-        {%- endif %}
+        and landing_seq > {{ cdc_watermark() }}
 ),
 
 identified as (

@@ -12,9 +12,7 @@ landed as (
     where
         message_format not in ({{ "'" ~ var('cdc_formats') | join("', '") ~ "'" }})
         and landing_seq in (select landing_seq from {{ source('cdc_landing', 'landings') }})
-        {%- if is_incremental() %}
         and landing_seq > {{ cdc_watermark() }}
-        {%- endif %}
 ),
 
 classified as (
