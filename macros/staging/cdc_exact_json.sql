@@ -1,7 +1,8 @@
 {% macro cdc_exact_json(text_column) %}
     {#-
         Rewrite a JSON text so that Spark's from_json keeps every value's exact text:
-        1. drop // and /* */ comments and trailing commas (string literals are matched first and kept);
+        1. drop // and /* */ comments and trailing commas, also a comma with comments between it and the
+           closing bracket (string literals are matched first and kept);
         2. quote every bare number, so `0.10` reaches map<string,string> as "0.10", not 0.1, and
            12345678901234567890.1234567890 keeps all its digits (from_json would go through a double).
         Both passes match string literals first, so text inside strings is never touched.
@@ -9,7 +10,7 @@
     regexp_replace(
         regexp_replace(
             {{ text_column }},
-            '("(?:[^"\\\\]++|\\\\.)*+")|,(\\s*+[}\\]])|//[^\\n]*+|/\\*(?s:.*?)\\*/',
+            '("(?:[^"\\\\]++|\\\\.)*+")|,(?:\\s++|//[^\\n]*+|/\\*(?s:.*?)\\*/)*+([}\\]])|//[^\\n]*+|/\\*(?s:.*?)\\*/',
             '$1$2'
         ),
         '"((?:[^"\\\\]++|\\\\.)*+)"|([:\\[,]\\s*+)(-?[0-9][0-9.eE+\\-]*+)',

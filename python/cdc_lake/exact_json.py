@@ -17,8 +17,9 @@ import json
 import re
 from collections.abc import Sequence
 
-STRIP_PATTERN = r'("(?:[^"\\]++|\\.)*+")|,(\s*+[}\]])|//[^\n]*+|/\*(?s:.*?)\*/'
-"""Pass 1: keep string literals ($1), drop a comma before } or ] (keep $2), drop comments."""
+STRIP_PATTERN = r'("(?:[^"\\]++|\\.)*+")|,(?:\s++|//[^\n]*+|/\*(?s:.*?)\*/)*+([}\]])|//[^\n]*+|/\*(?s:.*?)\*/'
+"""Pass 1: keep string literals ($1); drop a comma before } or ] (keep the bracket, $2), also
+with comments between them (`"a": 1, // last` then `}`); drop comments."""
 STRIP_REPLACEMENT = "$1$2"
 
 QUOTE_PATTERN = r'"((?:[^"\\]++|\\.)*+)"|([:\[,]\s*+)(-?[0-9][0-9.eE+\-]*+)'

@@ -232,11 +232,6 @@ def test_doc000_history_and_current(built):
     assert current(built, "test", "asd_copy") == {'{"ID":"2223"}': {"ID": "2223"}}
 
 
-@pytest.mark.xfail(
-    reason="open: the repaired doc-002 Debezium copies produced no change in the last run; "
-    "not yet diagnosed (see the session note)",
-    strict=False,
-)
 def test_doc002_debezium_templates_are_quarantined_and_repaired_copies_parse(built):
     rows = built.rows(
         "select reason, raw_message from {schema}.cdc_quarantine where kafka_topic = 'doc002_debezium' "

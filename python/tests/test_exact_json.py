@@ -51,6 +51,7 @@ def test_normalize_quotes_numbers_and_drops_comments_and_trailing_commas():
         ('{"a": ' * 1001 + "1" + "}" * 1001, "invalid JSON: nested more than 1000 levels deep"),
         ('{"a": "' + "x" * 20_000_001 + '"}', "unreadable JSON: a value of 20000001 characters (Spark reads at most 20000000)"),
         ('{"a": 1,}', None),
+        ('{"a": [1], // the last one\n /* really */ }', None),  # doc 002's tableChanges
         ('[{"a": "tab\there"}]', None),
         (None, None),
     ],
