@@ -2,7 +2,9 @@
     Every message or row that could not be used, with the reason and the raw message, so nothing
     landed is lost: unparseable or unclaimed messages, unknown types, rows without a table or key.
     Messages that `cdc-lake requeue` landed again are left out (their new copy stands for them).
+    A view (over the staging models' quarantine rows), so a build does not rescan all history.
 -#}
+{{ config(materialized='view') }}
 with
 
 quarantined_events as (

@@ -50,16 +50,25 @@ def normalize_sql(text_sql: str) -> str:
     return f"regexp_replace({inner}, {_sql_string(QUOTE_PATTERN)}, {_sql_string(QUOTE_REPLACEMENT)})"
 
 
+def _parses_sql(text_sql: str, json_sql: str) -> str:
+    """True when `json_sql` (the text `text_sql`, maybe normalized) parses as cdc_parse_messages
+    reads a message: an array as is, anything else wrapped in [ and ]."""
+    wrapped = f"case when ltrim({text_sql}) like '[%' then {json_sql} else concat('[', {json_sql}, '\\n]') end"
+    return f"from_json({wrapped}, 'array<string>', {JSON_OPTIONS_SQL}) is not null"
+
+
 def validity_check_sql(text_sql: str) -> str:
     """Spark SQL that is true when `text_sql` is not null and does not parse as the staging
-    models parse it (cdc_parse_messages: an array as is, anything else wrapped in [ and ])."""
-    normalized = normalize_sql(text_sql)
-    wrapped = (
-        f"case when ltrim({text_sql}) like '[%' then {normalized} "
-        f"else concat('[', {normalized}, '\\n]') end"
-    )
+    models parse it (after cdc_exact_json).
+
+    Plain JSON parses unchanged and normalization keeps it valid (it only quotes numbers that
+    follow `:`, `[` or `,`), so the regular expressions run only on the few messages that do not
+    parse as they are (comments, trailing commas, numbers too long for Jackson, broken text):
+    Spark's `and` does not evaluate its right side when the left is false.
+    """
     return (
-        f"({text_sql} is not null and from_json({wrapped}, 'array<string>', {JSON_OPTIONS_SQL}) is null)"
+        f"({text_sql} is not null and not ({_parses_sql(text_sql, text_sql)}) "
+        f"and not ({_parses_sql(text_sql, normalize_sql(text_sql))}))"
     )
 
 

@@ -352,8 +352,11 @@ def _read_input(spark: "SparkSession", item: LandingInput) -> "DataFrame":
     )
 
 
-def _resolve_formats(df: "DataFrame", format_id: str) -> "DataFrame":
-    """Set message_format (declared, or detected for auto) and decode binary messages."""
+def _resolve_formats(df: "DataFrame", format_id: str, *, decode_bytes: bool = True) -> "DataFrame":
+    """Set message_format (declared, or detected for auto) and decode binary messages.
+
+    `decode_bytes=False` (inputs that are all text files, or a declared JSON format) leaves the
+    decoder out of the plan: no row then goes through the Python UDF."""
     from pyspark.sql import functions as F
 
     from cdc_lake.decoders import decode_binary_messages
@@ -371,7 +374,8 @@ def _resolve_formats(df: "DataFrame", format_id: str) -> "DataFrame":
         "message_text", F.when(needs_decoding, F.lit(None).cast("string")).otherwise(F.col("message_text"))
     )
     df = df.withColumn("decode_error", F.lit(None).cast("string"))
-    df = decode_binary_messages(df)
+    if decode_bytes:
+        df = decode_binary_messages(df)
     keep_bytes = F.col("message_format").isin(*BINARY_FORMAT_IDS) | F.col("decode_error").isNotNull()
     return df.withColumn(
         "message_bytes", F.when(keep_bytes, F.col("message_bytes")).otherwise(F.lit(None).cast("binary"))
@@ -451,6 +455,7 @@ def write_landing(
     source_hashes: Sequence[str],
     before_commit: Callable[[], None] | None = None,
     say: Callable[[str], None] = print,
+    decode_bytes: bool = True,
 ) -> None:
     """Write the messages of `df` as landing `report.landing_seq` and commit it.
 
@@ -462,7 +467,7 @@ def write_landing(
     from pyspark.sql import functions as F
 
     landing_seq = report.landing_seq
-    df = _with_parse_checks(_resolve_formats(df, format_id))
+    df = _with_parse_checks(_resolve_formats(df, format_id, decode_bytes=decode_bytes))
     content = F.coalesce(F.col("message_bytes"), F.encode(F.col("message_text"), "UTF-8"))
     df = df.withColumn("landing_id", F.lit(landing_id)).withColumn(
         "landed_at", F.current_timestamp()
@@ -587,6 +592,9 @@ def land(
         inputs=[str(i.path) for i in todo],
         source_hashes=[i.source_hash for i in todo],
         say=say,
+        # bytes to decode come only from Kafka dumps and binary folders, in a binary format or auto
+        decode_bytes=(format_id == AUTO or format_id in BINARY_FORMAT_IDS)
+        and any(item.kind != "text" for item in todo),
     )
     for item in todo:
         say(f"{item.path}: {report.landed.get(str(item.path), 0)} message(s) landed")

@@ -66,29 +66,35 @@ classified as (
     from messages
 ),
 
-change_rows as (
+message_rows as (
+    -- one row per element of `data` for a change message (each with its own old[i]), one row
+    -- for any other message; a single pass, so every message is parsed once
     select
         classified.*,
         exploded.row_index,
         exploded.data_row,
-        try_element_at(message.old, exploded.row_index + 1) as old_row
+        try_element_at(classified.message.old, exploded.row_index + 1) as old_row
     from classified
-        lateral view outer posexplode(message.data) exploded as row_index, data_row
-    where message_kind = 'change'
+        lateral view outer posexplode(
+            case when classified.message_kind = 'change' then classified.message.data end
+        ) exploded as row_index, data_row
 ),
 
-changes as (
+changes_and_messages as (
     select
         *,
-        'change' as event_kind,
-        case event_type
-            when 'INSERT' then 'insert'
-            when 'UPDATE' then 'update'
-            when 'DELETE' then 'delete'
-            else 'snapshot'
+        case
+            when message_kind = 'change'
+                then
+                    case event_type
+                        when 'INSERT' then 'insert'
+                        when 'UPDATE' then 'update'
+                        when 'DELETE' then 'delete'
+                        else 'snapshot'
+                    end
         end as op,
         case
-            when event_type = 'UPDATE'
+            when message_kind = 'change' and event_type = 'UPDATE'
                 then map_concat(
                     map_filter(
                         data_row,
@@ -98,26 +104,17 @@ changes as (
                     ),
                     coalesce(old_row, map())
                 )
-            when event_type = 'DELETE' then data_row
+            when message_kind = 'change' and event_type = 'DELETE' then data_row
         end as before,
-        case when event_type != 'DELETE' then data_row end as after,
-        message.mysqlType as column_types,
-        message.sqlType as column_jdbc_types,
+        case when message_kind = 'change' and event_type != 'DELETE' then data_row end as after,
         case
-            when source_table is null then 'missing table name'
-            when data_row is null then concat('Canal ', event_type, ' message without rows in data')
-        end as quarantine_reason
-    from change_rows
-),
-
-ddl_and_other_messages as (
-    select
-        *,
-        cast(null as int) as row_index,
-        case
+            when message_kind = 'change' and source_table is null then 'missing table name'
+            when message_kind = 'change' and data_row is null
+                then concat('Canal ', event_type, ' message without rows in data')
             when message_kind = 'quarantine' and parse_state = 'ok'
                 then concat('unknown Canal type: ', coalesce(message.type, '(missing)'))
-            else {{ cdc_parse_failure_reason('parse_state', 'canal_json') }}
+            when message_kind != 'change'
+                then {{ cdc_parse_failure_reason('parse_state', 'canal_json') }}
         end as quarantine_reason,
         case
             when message_kind = 'ddl'
@@ -129,78 +126,21 @@ ddl_and_other_messages as (
                         else {{ cdc_classify_ddl('message.`sql`') }}
                     end
         end as ddl_type,
-        message.`sql` as ddl_sql,
-        message.tableChanges.table.primaryKeyColumnNames as ddl_key_columns,
+        case when message_kind != 'change' then message.`sql` end as ddl_sql,
+        case
+            when message_kind != 'change' then message.tableChanges.table.primaryKeyColumnNames
+        end as ddl_key_columns,
         message.mysqlType as column_types,
         message.sqlType as column_jdbc_types
-    from classified
-    where message_kind != 'change'
+    from message_rows
 ),
 
 unified as (
     select
-        message_id,
-        landing_seq,
-        message_index,
-        element_index,
-        row_index,
+        *,
         'canal_json' as source_format,
-        case when quarantine_reason is not null then 'quarantine' else event_kind end as event_kind,
-        event_type,
-        source_database,
-        source_table,
-        op,
-        key_columns,
-        before,
-        after,
-        column_types,
-        column_jdbc_types,
-        cast(null as string) as ddl_type,
-        cast(null as string) as ddl_sql,
-        cast(null as array<string>) as ddl_key_columns,
-        event_ts,
-        source_event_id,
-        quarantine_reason,
-        raw_message,
-        source_uri,
-        kafka_topic,
-        kafka_partition,
-        kafka_offset,
-        landed_at
-    from changes
-
-    union all
-
-    select
-        message_id,
-        landing_seq,
-        message_index,
-        element_index,
-        row_index,
-        'canal_json' as source_format,
-        case when quarantine_reason is not null then 'quarantine' else message_kind end as event_kind,
-        event_type,
-        source_database,
-        source_table,
-        cast(null as string) as op,
-        key_columns,
-        cast(null as map<string, string>) as before,
-        cast(null as map<string, string>) as after,
-        column_types,
-        column_jdbc_types,
-        ddl_type,
-        ddl_sql,
-        ddl_key_columns,
-        event_ts,
-        source_event_id,
-        quarantine_reason,
-        raw_message,
-        source_uri,
-        kafka_topic,
-        kafka_partition,
-        kafka_offset,
-        landed_at
-    from ddl_and_other_messages
+        case when quarantine_reason is not null then 'quarantine' else message_kind end as event_kind
+    from changes_and_messages
 )
 
 select

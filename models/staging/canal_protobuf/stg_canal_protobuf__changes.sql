@@ -74,38 +74,35 @@ classified as (
     from messages
 ),
 
-change_rows as (
+entry_rows as (
+    -- one row per row of a change entry, one row for any other entry; a single pass, so every
+    -- message is parsed once
     select
         classified.*,
         exploded.row_index,
         exploded.row_image
     from classified
-        lateral view outer posexplode(message.rows) exploded as row_index, row_image
-    where message_kind = 'change'
+        lateral view outer posexplode(
+            case when classified.message_kind = 'change' then classified.message.rows end
+        ) exploded as row_index, row_image
 ),
 
-changes as (
+changes_and_entries as (
     select
         *,
-        'change' as event_kind,
-        lower(event_type) as op,
-        case when event_type in ('UPDATE', 'DELETE') then row_image.before end as before,
-        case when event_type in ('INSERT', 'UPDATE') then row_image.after end as after,
+        case when message_kind = 'change' then lower(event_type) end as op,
+        case when message_kind = 'change' and event_type in ('UPDATE', 'DELETE') then row_image.before end
+            as before,
+        case when message_kind = 'change' and event_type in ('INSERT', 'UPDATE') then row_image.after end
+            as after,
         case
-            when source_table is null then 'missing table name'
-            when row_image is null then concat('Canal ', event_type, ' entry without rows')
-            when event_type = 'DELETE' and row_image.before is null then 'Canal DELETE row without beforeColumns'
-            when event_type in ('INSERT', 'UPDATE') and row_image.after is null
+            when message_kind = 'change' and source_table is null then 'missing table name'
+            when message_kind = 'change' and row_image is null
+                then concat('Canal ', event_type, ' entry without rows')
+            when message_kind = 'change' and event_type = 'DELETE' and row_image.before is null
+                then 'Canal DELETE row without beforeColumns'
+            when message_kind = 'change' and event_type in ('INSERT', 'UPDATE') and row_image.after is null
                 then concat('Canal ', event_type, ' row without afterColumns')
-        end as quarantine_reason
-    from change_rows
-),
-
-ddl_and_other_entries as (
-    select
-        *,
-        cast(null as int) as row_index,
-        case
             when message_kind = 'quarantine' and parse_state = 'ok' and upper(message.entryType) != 'ROWDATA'
                 then concat('unknown Canal entry type: ', coalesce(message.entryType, '(missing)'))
             when message_kind = 'quarantine' and parse_state = 'ok'
@@ -123,79 +120,18 @@ ddl_and_other_entries as (
                         else {{ cdc_classify_ddl('message.`sql`') }}
                     end
         end as ddl_type,
-        case when message_kind = 'ddl' then message.`sql` end as ddl_sql
-    from classified
-    where message_kind != 'change'
+        case when message_kind = 'ddl' then message.`sql` end as ddl_sql,
+        message.mysqlType as column_types,
+        message.sqlType as column_jdbc_types
+    from entry_rows
 ),
 
 unified as (
     select
-        message_id,
-        landing_seq,
-        message_index,
-        element_index,
-        row_index,
+        *,
         'canal_protobuf' as source_format,
-        case when quarantine_reason is not null then 'quarantine' else event_kind end as event_kind,
-        event_type,
-        source_database,
-        source_table,
-        op,
-        key_columns,
-        before,
-        after,
-        message.mysqlType as column_types,
-        message.sqlType as column_jdbc_types,
-        cast(null as string) as ddl_type,
-        cast(null as string) as ddl_sql,
-        event_ts,
-        source_log_file,
-        source_log_pos,
-        source_event_id,
-        transaction_id,
-        quarantine_reason,
-        raw_message,
-        source_uri,
-        kafka_topic,
-        kafka_partition,
-        kafka_offset,
-        landed_at
-    from changes
-
-    union all
-
-    select
-        message_id,
-        landing_seq,
-        message_index,
-        element_index,
-        row_index,
-        'canal_protobuf' as source_format,
-        case when quarantine_reason is not null then 'quarantine' else message_kind end as event_kind,
-        event_type,
-        source_database,
-        source_table,
-        cast(null as string) as op,
-        key_columns,
-        null as before,
-        null as after,
-        message.mysqlType as column_types,
-        message.sqlType as column_jdbc_types,
-        ddl_type,
-        ddl_sql,
-        event_ts,
-        source_log_file,
-        source_log_pos,
-        source_event_id,
-        transaction_id,
-        quarantine_reason,
-        raw_message,
-        source_uri,
-        kafka_topic,
-        kafka_partition,
-        kafka_offset,
-        landed_at
-    from ddl_and_other_entries
+        case when quarantine_reason is not null then 'quarantine' else message_kind end as event_kind
+    from changes_and_entries
 )
 
 select
