@@ -3,8 +3,22 @@
     (an element of a JSON array, a row of a multi-row message, an entry of a protobuf Message) is a
     row change (with a resolved key), a DDL statement, a control event, or quarantined (including a
     row change whose key cannot be resolved). outcome puts each message in exactly one class, so
-    landed = change + ddl + control + quarantined + requeued + unaccounted.
+    landed = change + ddl + control + quarantined + unaccounted; cdc_landing_audit counts the
+    messages that `cdc-lake requeue` landed again as requeued instead.
+
+    Incremental (one partition per landing_seq): a message's parts all come from its own landing,
+    so a build adds the outcomes of the new landings only.
 -#}
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='insert_overwrite',
+        partition_by=['landing_seq'],
+    )
+}}
+
+{%- set watermark = cdc_watermark() %}
+
 with
 
 landed as (
@@ -18,13 +32,9 @@ landed as (
         kafka_partition,
         coalesce(kafka_topic || '/' || kafka_partition, source_uri) as landed_input
     from {{ source('cdc_landing', 'raw_messages') }}
-    where landing_seq in (select landing_seq from {{ source('cdc_landing', 'landings') }})
-),
-
-requeued as (
-    select distinct message_id
-    from {{ source('cdc_landing', 'requeued') }}
-    where landing_seq in (select landing_seq from {{ source('cdc_landing', 'landings') }})
+    where
+        landing_seq in (select landing_seq from {{ source('cdc_landing', 'landings') }})
+        and landing_seq > {{ watermark }}
 ),
 
 event_parts as (
@@ -32,7 +42,7 @@ event_parts as (
         message_id,
         event_kind as part_kind
     from {{ ref('int_cdc__events') }}
-    where event_kind is null or event_kind != 'change'
+    where (event_kind is null or event_kind != 'change') and landing_seq > {{ watermark }}
 
     union all
 
@@ -40,6 +50,7 @@ event_parts as (
         message_id,
         case when key_problem is null then 'change' else 'keyless_change' end as part_kind
     from {{ ref('int_cdc__changes_keyed') }}
+    where landing_seq > {{ watermark }}
 ),
 
 part_counts as (
@@ -66,17 +77,14 @@ outcomes as (
         coalesce(part_counts.ddl_parts, 0) as ddl_parts,
         coalesce(part_counts.control_parts, 0) as control_parts,
         coalesce(part_counts.quarantined_parts, 0) as quarantined_parts,
-        coalesce(part_counts.unknown_parts, 0) as unknown_parts,
-        requeued.message_id is not null as is_requeued
+        coalesce(part_counts.unknown_parts, 0) as unknown_parts
     from landed
     left join part_counts on landed.message_id = part_counts.message_id
-    left join requeued on landed.message_id = requeued.message_id
 )
 
 select
     *,
     case
-        when is_requeued then 'requeued'
         when unknown_parts > 0 then 'unaccounted'
         when quarantined_parts > 0 then 'quarantined'
         when change_parts > 0 then 'change'

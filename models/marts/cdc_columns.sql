@@ -12,27 +12,11 @@
     its last value, or when the table's latest full column list (an insert/snapshot image, CREATE
     TABLE, a DDL message's column list) no longer has it. A table
     renamed into another passes its columns on to the new name.
+
+    The row changes' observations come pre-aggregated per landing from the incremental
+    int_cdc__column_observations, so a build reads a small table, not every change again.
 -#}
 with
-
-changes as (
-    select
-        source_database,
-        source_table,
-        op,
-        before,
-        after,
-        column_types,
-        column_jdbc_types,
-        -- the columns a change shows: its type map's (in order), then its images'
-        array_union(
-            coalesce(map_keys(column_types), array()),
-            array_union(coalesce(map_keys(after), array()), coalesce(map_keys(before), array()))
-        ) as change_column_names,
-        event_ts,
-        {{ cdc_event_position() }} as event_position
-    from {{ ref('cdc_changes') }}
-),
 
 ddl_statements as (
     select
@@ -57,22 +41,23 @@ ddl as (
 ),
 
 change_observations as (
-    -- every column of every change: its type metadata, position and values
+    -- the columns the row changes showed (per landing, type metadata and kind of image)
     select
-        changes.source_database,
-        changes.source_table,
-        change_column.column_name,
-        change_column.column_index + 1 as column_position,
-        changes.column_types[change_column.column_name] as source_type,
-        changes.column_jdbc_types[change_column.column_name] as jdbc_type,
-        array(changes.after[change_column.column_name], changes.before[change_column.column_name])
-            as column_values,
+        source_database,
+        source_table,
+        column_name,
+        column_position,
+        source_type,
+        jdbc_type,
+        observed_spark_types,
+        is_unsized_decimal,
         'seen' as observation,
         'change' as observed_in,
-        changes.event_ts,
-        changes.event_position
-    from changes
-        lateral view posexplode(changes.change_column_names) change_column as column_index, column_name
+        first_event_ts,
+        last_event_ts,
+        first_position,
+        last_position
+    from {{ ref('int_cdc__column_observations') }}
 ),
 
 ddl_type_observations as (
@@ -84,9 +69,7 @@ ddl_type_observations as (
         ddl_column.column_index + 1 as column_position,
         ddl.column_types[ddl_column.column_name] as source_type,
         ddl.column_jdbc_types[ddl_column.column_name] as jdbc_type,
-        cast(array() as array<string>) as column_values,
         'seen' as observation,
-        'ddl' as observed_in,
         ddl.event_ts,
         ddl.event_position
     from ddl
@@ -103,9 +86,7 @@ ddl_text_observations as (
         column_change.column_position,
         column_change.source_type,
         cast(null as string) as jdbc_type,
-        cast(array() as array<string>) as column_values,
         case when column_change.action = 'drop' then 'dropped' else 'seen' end as observation,
-        'ddl' as observed_in,
         ddl.event_ts,
         ddl.event_position
     from ddl
@@ -113,12 +94,52 @@ ddl_text_observations as (
     where column_change.column_name is not null and column_change.column_name != ''
 ),
 
-own_observations as (
-    select * from change_observations
-    union all
+ddl_observations as (
     select * from ddl_type_observations
     union all
     select * from ddl_text_observations
+),
+
+typed_ddl_observations as (
+    select
+        *,
+        case
+            when source_type is not null or jdbc_type is not null
+                then {{ cdc_spark_type_for('source_type', 'jdbc_type') }}
+        end as declared_spark_type
+    from ddl_observations
+),
+
+sized_ddl_observations as (
+    select
+        *,
+        {{ cdc_is_unsized_decimal('declared_spark_type', 'source_type') }} as is_unsized_decimal
+    from typed_ddl_observations
+),
+
+own_observations as (
+    select * from change_observations
+
+    union all
+
+    -- a DDL statement holds no values: its observation needs just its declared type
+    select
+        source_database,
+        source_table,
+        column_name,
+        column_position,
+        source_type,
+        jdbc_type,
+        {{ cdc_observed_spark_types('declared_spark_type', 'is_unsized_decimal', 'cast(array() as array<string>)') }}
+            as observed_spark_types,
+        is_unsized_decimal,
+        observation,
+        'ddl' as observed_in,
+        event_ts as first_event_ts,
+        event_ts as last_event_ts,
+        event_position as first_position,
+        event_position as last_position
+    from sized_ddl_observations
 ),
 
 renames as (
@@ -146,72 +167,20 @@ observations as (
         own_observations.column_position,
         own_observations.source_type,
         own_observations.jdbc_type,
-        own_observations.column_values,
+        own_observations.observed_spark_types,
+        own_observations.is_unsized_decimal,
         own_observations.observation,
         'rename' as observed_in,
-        renames.event_ts,
-        renames.event_position
+        renames.event_ts as first_event_ts,
+        renames.event_ts as last_event_ts,
+        renames.event_position as first_position,
+        renames.event_position as last_position
     from own_observations
     inner join renames
         on
             own_observations.source_database <=> renames.from_database
             and own_observations.source_table = renames.from_table
-            and own_observations.event_position < renames.event_position
-),
-
-typed_observations as (
-    select
-        *,
-        case
-            when source_type is not null or jdbc_type is not null
-                then {{ cdc_spark_type_for('source_type', 'jdbc_type') }}
-        end as declared_spark_type
-    from observations
-),
-
-sized_observations as (
-    select
-        *,
-        -- DECIMAL without precision (OMS light types, Dataworks, a bare JDBC DECIMAL/NUMERIC code):
-        -- sized from the values it holds
-        declared_spark_type = 'decimal(38,18)'
-        and coalesce(source_type, '') not rlike '\\(|^io\\.debezium' as is_unsized_decimal
-    from typed_observations
-),
-
-widened_observations as (
-    -- an integer column whose values do not fit its type is widened to what they need; an
-    -- unsized DECIMAL column takes the precision and scale its values need
-    select
-        *,
-        case
-            when declared_spark_type in ('int', 'bigint')
-                then array_union(
-                    array(declared_spark_type),
-                    filter(
-                        transform(
-                            column_values,
-                            column_value -> case
-                                when column_value is null or try_cast(column_value as int) is not null then null
-                                when try_cast(column_value as bigint) is not null then 'bigint'
-                                when trim(column_value) rlike '^[+-]?[0-9]{1,38}$' then 'decimal(38,0)'
-                            end
-                        ),
-                        needed_type -> needed_type is not null
-                    )
-                )
-            when is_unsized_decimal
-                then filter(
-                    transform(
-                        column_values,
-                        column_value -> {{ cdc_decimal_type_of_value('column_value') }}
-                    ),
-                    needed_type -> needed_type is not null
-                )
-            when declared_spark_type is not null then array(declared_spark_type)
-            else cast(array() as array<string>)
-        end as observed_spark_types
-    from sized_observations
+            and own_observations.first_position < renames.event_position
 ),
 
 table_full_images as (
@@ -226,9 +195,9 @@ table_full_images as (
         select
             source_database,
             source_table,
-            event_position
-        from changes
-        where op in ('insert', 'snapshot')
+            last_position as event_position
+        from {{ ref('int_cdc__column_observations') }}
+        where is_full_image
 
         union all
 
@@ -255,13 +224,13 @@ column_facts as (
         source_database,
         source_table,
         lower(column_name) as column_key,
-        max_by(column_name, event_position) filter (where observation = 'seen') as column_name,
+        max_by(column_name, last_position) filter (where observation = 'seen') as column_name,
         array_sort(collect_set(column_name)) as column_name_variants,
-        max_by(column_position, event_position) filter (where column_position is not null)
+        max_by(column_position, last_position) filter (where column_position is not null)
             as latest_position,
-        max_by(source_type, event_position) filter (where source_type is not null) as source_type,
+        max_by(source_type, last_position) filter (where source_type is not null) as source_type,
         array_sort(collect_set(source_type)) as source_types,
-        max_by(try_cast(jdbc_type as int), event_position) filter (
+        max_by(try_cast(jdbc_type as int), last_position) filter (
             where try_cast(jdbc_type as int) is not null
         ) as message_jdbc_type,
         coalesce(
@@ -273,13 +242,13 @@ column_facts as (
             max(case when is_unsized_decimal then 'decimal(38,18)' end)
         ) as widest_spark_type,
         array_sort(collect_set(observed_in)) as observed_in,
-        min(event_position) filter (where observation = 'seen') as first_seen_position,
-        max(event_position) filter (where observation = 'seen') as last_seen_position,
-        max(event_position) filter (where observation = 'dropped') as dropped_position,
-        min(event_ts) filter (where observation = 'seen') as first_seen_ts,
-        max(event_ts) filter (where observation = 'seen') as last_seen_ts,
-        max(event_ts) filter (where observation = 'dropped') as dropped_ts
-    from widened_observations
+        min(first_position) filter (where observation = 'seen') as first_seen_position,
+        max(last_position) filter (where observation = 'seen') as last_seen_position,
+        max(last_position) filter (where observation = 'dropped') as dropped_position,
+        min(first_event_ts) filter (where observation = 'seen') as first_seen_ts,
+        max(last_event_ts) filter (where observation = 'seen') as last_seen_ts,
+        max(last_event_ts) filter (where observation = 'dropped') as dropped_ts
+    from observations
     group by source_database, source_table, lower(column_name)
 ),
 

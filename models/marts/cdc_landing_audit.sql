@@ -11,8 +11,30 @@
 -#}
 with
 
+requeued_messages as (
+    select distinct message_id
+    from {{ source('cdc_landing', 'requeued') }}
+    where landing_seq in (select landing_seq from {{ source('cdc_landing', 'landings') }})
+),
+
 outcomes as (
-    select * from {{ ref('int_cdc__message_outcomes') }}
+    -- a message that `cdc-lake requeue` landed again is counted as requeued: its copy, a new
+    -- message, stands for it
+    select
+        message_outcomes.message_id,
+        message_outcomes.landing_seq,
+        message_outcomes.landed_input,
+        message_outcomes.change_parts,
+        message_outcomes.keyless_change_parts,
+        message_outcomes.ddl_parts,
+        message_outcomes.control_parts,
+        message_outcomes.is_partly_quarantined,
+        case
+            when requeued_messages.message_id is not null then 'requeued'
+            else message_outcomes.outcome
+        end as outcome
+    from {{ ref('int_cdc__message_outcomes') }} as message_outcomes
+    left join requeued_messages on message_outcomes.message_id = requeued_messages.message_id
 ),
 
 messages_in_changes as (

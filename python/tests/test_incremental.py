@@ -41,6 +41,15 @@ def snapshot(lake):
     return history, current
 
 
+def derived(lake):
+    """The other models built from landing-ordered increments: columns and the reconciliation."""
+    return {
+        "cdc_columns": lake.rows("select * from {schema}.cdc_columns order by 1, 2, 3"),
+        "cdc_landing_audit": lake.rows("select * from {schema}.cdc_landing_audit order by 1"),
+        "cdc_changes": lake.rows("select change_id, landing_seq from {schema}.cdc_changes order by 1"),
+    }
+
+
 @pytest.fixture(scope="module")
 def runs(lake, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("incremental")
@@ -73,16 +82,19 @@ def runs(lake, tmp_path_factory):
             upto = 2 if n == 2 else 4
             lake.land([write_kafka_parquet(tmp / f"dbz_{n}.parquet", debezium[:upto], keys=keys[:upto], topic="inc")], "debezium_json")
         lake.build()
-    incremental = snapshot(lake)
+    incremental, incremental_derived = snapshot(lake), derived(lake)
     lake.build("--full-refresh")
-    full = snapshot(lake)
-    return incremental, full
+    full, full_derived = snapshot(lake), derived(lake)
+    return incremental, full, incremental_derived, full_derived
 
 
 def test_incremental_equals_full_refresh(runs):
-    incremental, full = runs
+    incremental, full, incremental_derived, full_derived = runs
     assert incremental[0] == full[0]
     assert incremental[1] == full[1]
+    for model, rows in incremental_derived.items():
+        assert rows == full_derived[model], model
+    assert sum(r["landed_messages"] for r in full_derived["cdc_landing_audit"]) > 0
 
 
 def test_late_events_are_chained_in_order(runs):

@@ -633,7 +633,10 @@ def test_docs_generate_describes_every_model_and_column(built):
     assert [k for k, v in models.items() if not v["description"].strip()] == []
     assert {e["name"] for e in manifest["exposures"].values()}, "an exposures: example"
     undocumented = []
-    for key, node in models.items():
+    # this module's build leaves out the analytics examples (models/marts/analytics)
+    built_models = {k: v for k, v in models.items() if not v["original_file_path"].startswith("models/marts/analytics/")}
+    assert len(built_models) > 20
+    for key, node in built_models.items():
         assert key in catalog["nodes"], f"{key} is not in the docs catalog"
         described = {name.lower() for name, col in node["columns"].items() if col["description"].strip()}
         undocumented += [f"{node['name']}.{c}" for c in catalog["nodes"][key]["columns"] if c.lower() not in described]
