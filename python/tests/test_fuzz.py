@@ -3,8 +3,9 @@
 Hypothesis draws a batch of mutations (truncation, wrong types, missing fields, huge values,
 invalid UTF-8, deep nesting, random bytes for the binary formats) of valid messages: the verbatim
 format-document examples and the shipped sample data. Each batch is landed as Kafka Parquet, one
-landing per format, into a fresh scenario and built once (Spark and dbt are slow, so the number of
-batches is small and there is no shrinking); the audit must account for every message.
+landing per format, into a fresh scenario and built once (Spark and dbt are slow, so there are few
+batches, each of some 150 messages covering every format, and there is no shrinking); the audit
+must account for every message.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import os
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
 
 from conftest import FIXTURES, write_kafka_parquet
@@ -158,7 +159,7 @@ def mutated(draw) -> tuple[str, bytes]:
     return fmt, json.dumps(parsed, ensure_ascii=draw(st.booleans())).encode()
 
 
-EXAMPLES = int(os.environ.get("CDC_LAKE_FUZZ_EXAMPLES", "2"))
+EXAMPLES = int(os.environ.get("CDC_LAKE_FUZZ_EXAMPLES", "1"))
 
 
 @settings(
@@ -168,8 +169,11 @@ EXAMPLES = int(os.environ.get("CDC_LAKE_FUZZ_EXAMPLES", "2"))
     phases=[Phase.generate],
     suppress_health_check=list(HealthCheck),
 )
-@given(batch=st.lists(mutated(), min_size=60, max_size=90))
+@given(batch=st.lists(mutated(), min_size=120, max_size=180))
 def test_mutated_messages_are_all_accounted_for(lake, tmp_path_factory, batch):
+    # Hypothesis first tries its simplest example: the same mutation (an empty message) every time.
+    # That is not a fuzz batch, and with so few examples it would be half of them.
+    assume(len(set(batch)) > len(batch) // 2)
     tmp = tmp_path_factory.mktemp("fuzz")
     lake.scenario("fuzz")
     by_format: dict[str, list[bytes]] = {}
@@ -180,7 +184,7 @@ def test_mutated_messages_are_all_accounted_for(lake, tmp_path_factory, batch):
         path = write_kafka_parquet(tmp / f"{fmt}.parquet", values, topic=f"fuzz_{fmt}", partition=index)
         landed += lake.land([path], fmt).total
     assert landed == len(batch)
-    lake.build()
+    lake.build("--exclude-resource-type", "unit_test")  # unit tests do not read the landed data
 
     audit = lake.rows(
         "select landed_input, landed_messages, unaccounted_messages, outcome_change_messages + "
