@@ -15,29 +15,13 @@ seeded_keys as (
     where key_columns is not null and trim(key_columns) != ''
 ),
 
-ddl_keys as (
-    select
-        source_database,
-        source_table,
-        coalesce(
-            case when size(ddl_key_columns) > 0 then ddl_key_columns end,
-            {{ cdc_parse_primary_key('ddl_sql') }}
-        ) as key_columns,
-        event_ts,
-        landing_seq,
-        message_index
-    from {{ ref('int_cdc__events') }}
-    where event_kind = 'ddl' and source_table is not null
-),
-
 latest_ddl_keys as (
     select
         source_database,
         source_table,
         key_columns,
         'ddl' as key_source
-    from ddl_keys
-    where size(key_columns) > 0 and not array_contains(key_columns, '')
+    from {{ ref('int_cdc__ddl_keys') }}
     qualify row_number() over (
         partition by source_database, source_table
         order by event_ts desc, landing_seq desc, message_index desc

@@ -3,7 +3,17 @@
     included. Every statement has a ddl_type (the producer's, else classified from its text); the
     column changes (CREATE TABLE columns, ALTER ADD/MODIFY/CHANGE/DROP/RENAME COLUMN) and table
     renames it makes are parsed for cdc_columns and cdc_tables.
+    Incremental, a partition per landing: a statement's row never changes, so a build parses only
+    the new landings' DDL.
 -#}
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='insert_overwrite',
+        partition_by=['landing_seq'],
+    )
+}}
+
 select
     source_format,
     source_database,
@@ -21,9 +31,9 @@ select
     source_log_file,
     source_log_pos,
     message_id,
-    landing_seq,
     message_index,
     element_index,
-    landed_at
+    landed_at,
+    landing_seq
 from {{ ref('int_cdc__events') }}
-where event_kind = 'ddl'
+where event_kind = 'ddl' and landing_seq > {{ cdc_watermark() }}

@@ -31,50 +31,7 @@ changes as (
 ),
 
 version_events as (
-    select
-        source_database,
-        source_table,
-        primary_key,
-        op,
-        case when op = 'delete' then before else after end as row,
-        op = 'delete' as is_deleted,
-        source_format,
-        change_id,
-        event_ts,
-        source_log_file,
-        source_log_pos,
-        landing_seq,
-        message_index,
-        element_index,
-        row_index,
-        1 as split_order,
-        message_id,
-        landed_at
-    from changes
-
-    union all
-
-    select
-        source_database,
-        source_table,
-        before_primary_key as primary_key,
-        'delete' as op,
-        before as row,
-        true as is_deleted,
-        source_format,
-        change_id,
-        event_ts,
-        source_log_file,
-        source_log_pos,
-        landing_seq,
-        message_index,
-        element_index,
-        row_index,
-        0 as split_order,
-        message_id,
-        landed_at
-    from changes
-    where before_primary_key is not null and before_primary_key != primary_key
+    {{ cdc_version_events('changes') }}
 ),
 
 {% if is_incremental() %}

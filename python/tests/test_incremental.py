@@ -21,11 +21,12 @@ HISTORY_COLUMNS = (
 )
 
 
-def canal(type_, rows, es, old=None, msg_id=0, table="t"):
-    return json.dumps(
-        {"data": rows, "old": old, "database": "inc", "table": table, "type": type_, "isDdl": False,
-         "pkNames": ["id"], "es": es, "ts": es + 1, "id": msg_id}
-    )
+def canal(type_, rows, es, old=None, msg_id=0, table="t", mysql_type=None):
+    message = {"data": rows, "old": old, "database": "inc", "table": table, "type": type_, "isDdl": False,
+               "pkNames": ["id"], "es": es, "ts": es + 1, "id": msg_id}
+    if mysql_type:
+        message["mysqlType"] = mysql_type
+    return json.dumps(message)
 
 
 def dbz(op, before, after, pos, ts):
@@ -42,11 +43,20 @@ def snapshot(lake):
 
 
 def derived(lake):
-    """The other models built from landing-ordered increments: columns and the reconciliation."""
+    """The other models built from landing-ordered increments: columns, the reconciliation, DDL and
+    the conversion checks (with the hash of the column types each landing was checked against)."""
     return {
         "cdc_columns": lake.rows("select * from {schema}.cdc_columns order by 1, 2, 3"),
         "cdc_landing_audit": lake.rows("select * from {schema}.cdc_landing_audit order by 1"),
         "cdc_changes": lake.rows("select change_id, landing_seq from {schema}.cdc_changes order by 1"),
+        "cdc_ddl": lake.rows("select * from {schema}.cdc_ddl order by message_id, element_index"),
+        "int_cdc__conversion_checks": lake.rows(
+            "select * from {schema}.int_cdc__conversion_checks "
+            "order by landing_seq, record_kind, source_database, source_table, change_id, column_name"
+        ),
+        "cdc_conversion_failures": lake.rows(
+            "select * from {schema}.cdc_conversion_failures order by change_id, column_name"
+        ),
     }
 
 
@@ -55,7 +65,9 @@ def runs(lake, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("incremental")
     lake.scenario("incremental")
     landings = [
-        [canal("INSERT", [{"id": str(i), "v": "a"} for i in range(1, 6)], 1_000, msg_id=1),
+        # v is declared int: its letters do not convert (cdc_conversion_failures) until landing 5
+        [canal("INSERT", [{"id": str(i), "v": "a"} for i in range(1, 6)], 1_000, msg_id=1,
+               mysql_type={"id": "int", "v": "int"}),
          canal("UPDATE", [{"id": "3", "v": "c"}], 3_000, old=[{"v": "a"}], msg_id=2)],
         [canal("UPDATE", [{"id": "1", "v": "b"}, {"id": "2", "v": "b"}], 4_000, old=[{"v": "a"}, {"v": "a"}], msg_id=3)],
         # late: key 3 changed at 2_000, between its insert (1_000) and its update (3_000)
@@ -63,7 +75,8 @@ def runs(lake, tmp_path_factory):
          canal("UPDATE", [{"id": "1", "v": "b"}, {"id": "2", "v": "b"}], 4_000, old=[{"v": "a"}, {"v": "a"}], msg_id=3)],
         [canal("UPDATE", [{"id": "40", "v": "a"}], 5_000, old=[{"id": "4"}], msg_id=5),
          canal("DELETE", [{"id": "5", "v": "a"}], 5_500, msg_id=6)],
-        [canal("INSERT", [{"id": "6", "v": "new"}], 6_000, msg_id=7),
+        # v declared varchar(8): the column widens to string, so landings 1-4 are checked again
+        [canal("INSERT", [{"id": "6", "v": "new"}], 6_000, msg_id=7, mysql_type={"id": "int", "v": "varchar(8)"}),
          # late again for the re-keyed 40, and one before every version of key 2
          canal("UPDATE", [{"id": "40", "v": "z"}], 5_200, old=[{"v": "a"}], msg_id=8),
          canal("UPDATE", [{"id": "2", "v": "early"}], 500, old=[{"v": "?"}], msg_id=9)],
@@ -82,19 +95,38 @@ def runs(lake, tmp_path_factory):
             upto = 2 if n == 2 else 4
             lake.land([write_kafka_parquet(tmp / f"dbz_{n}.parquet", debezium[:upto], keys=keys[:upto], topic="inc")], "debezium_json")
         lake.build()
+        if n == 4:
+            # v is still int: the letters of landings 1-4 are listed as conversion failures
+            failures_before_widening = lake.rows(
+                "select count(*) as n from {schema}.cdc_conversion_failures where column_name = 'v'"
+            )[0]["n"]
     incremental, incremental_derived = snapshot(lake), derived(lake)
     lake.build("--full-refresh")
     full, full_derived = snapshot(lake), derived(lake)
-    return incremental, full, incremental_derived, full_derived
+    return incremental, full, incremental_derived, full_derived, failures_before_widening
 
 
 def test_incremental_equals_full_refresh(runs):
-    incremental, full, incremental_derived, full_derived = runs
+    incremental, full, incremental_derived, full_derived, _ = runs
     assert incremental[0] == full[0]
     assert incremental[1] == full[1]
     for model, rows in incremental_derived.items():
         assert rows == full_derived[model], model
     assert sum(r["landed_messages"] for r in full_derived["cdc_landing_audit"]) > 0
+
+
+def test_widened_column_is_checked_again(runs):
+    """Landing 5 widens v from int to string: the old landings' failures are gone, as in a full
+    rebuild, and every landing's checks carry the table's new type hash."""
+    _, _, incremental_derived, full_derived, failures_before_widening = runs
+    assert failures_before_widening > 0
+    assert [r for r in incremental_derived["cdc_conversion_failures"] if r["column_name"] == "v"] == []
+    hashes = {
+        r["types_fingerprint"]
+        for r in incremental_derived["int_cdc__conversion_checks"]
+        if r["record_kind"] == "checked_table" and r["source_table"] == "t"
+    }
+    assert len(hashes) == 1
 
 
 def test_late_events_are_chained_in_order(runs):

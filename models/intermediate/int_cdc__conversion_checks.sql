@@ -1,0 +1,168 @@
+{#-
+    The conversion check of every value of every version (the events of cdc_version_events): one
+    row per value that does not convert to its column's Spark type (cdc_columns.spark_type), with
+    record_kind 'failure', and one row per landing and table checked, with record_kind
+    'checked_table' and the hash of the table's column types it was checked against
+    (cdc_column_types_fingerprints). Same conversion as the typed tables (cdc_typed_value).
+
+    Incremental, a partition per landing: a build checks the new landings' values, and checks a
+    landing again only when a table in it has other column types now (a type widened, a column was
+    added, a DDL declared a type), since that can change which of its values convert. The Spark
+    types in use and the landings to check again are read at execution time.
+-#}
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='insert_overwrite',
+        partition_by=['landing_seq'],
+    )
+}}
+-- depends_on: {{ ref('cdc_columns') }}
+{%- set spark_types = cdc_spark_types_in_use() %}
+{%- set watermark = cdc_watermark() %}
+{%- set recheck_landings = [] %}
+{%- if execute and is_incremental() %}
+    {%- set stale = run_query(
+        'with current_fingerprints as (' ~ cdc_column_types_fingerprints(ref('cdc_columns')) ~ ') '
+        ~ 'select distinct checked.landing_seq from ' ~ this ~ ' as checked '
+        ~ 'left join current_fingerprints '
+        ~ 'on checked.source_database <=> current_fingerprints.source_database '
+        ~ 'and checked.source_table <=> current_fingerprints.source_table '
+        ~ "where checked.record_kind = 'checked_table' "
+        ~ 'and not (checked.types_fingerprint <=> current_fingerprints.types_fingerprint) '
+        ~ 'order by 1'
+    ) %}
+    {%- set recheck_landings = stale.columns[0].values() | map('int') | list %}
+{%- endif %}
+{%- set recheck_filter = ' or landing_seq in (' ~ recheck_landings | join(', ') ~ ')' if recheck_landings else '' %}
+
+with
+
+table_columns as (
+    select
+        source_database,
+        source_table,
+        lower(column_name) as column_key,
+        column_name,
+        spark_type,
+        source_type
+    from {{ ref('cdc_columns') }}
+),
+
+table_fingerprints as (
+    {{ cdc_column_types_fingerprints(ref('cdc_columns')) }}
+),
+
+changes as (
+    select *
+    from {{ ref('cdc_changes') }}
+    where landing_seq > {{ watermark }}{{ recheck_filter }}
+),
+
+version_events as (
+    {{ cdc_version_events('changes') }}
+),
+
+version_values as (
+    select
+        version_events.source_database,
+        version_events.source_table,
+        version_events.primary_key,
+        version_events.split_order,
+        version_events.change_id,
+        version_events.source_format,
+        version_events.landing_seq,
+        changes.column_types,
+        row_value.value_column,
+        row_value.value_text
+    from version_events
+    inner join changes on version_events.change_id = changes.change_id
+        lateral view explode(version_events.row) row_value as value_column, value_text
+    where row_value.value_text is not null
+),
+
+typed_values as (
+    select
+        version_values.*,
+        table_columns.column_name,
+        coalesce(
+            try_element_at(version_values.column_types, version_values.value_column),
+            table_columns.source_type
+        ) as value_source_type,
+        table_columns.spark_type
+    from version_values
+    inner join table_columns
+        on
+            version_values.source_database <=> table_columns.source_database
+            and version_values.source_table = table_columns.source_table
+            and lower(version_values.value_column) = table_columns.column_key
+),
+
+checked_values as (
+    select
+        *,
+        {% if spark_types -%}
+        case spark_type
+            {%- for spark_type in spark_types %}
+            when '{{ spark_type }}'
+                then {{ cdc_typed_value('value_text', spark_type, 'value_source_type') }} is null
+            {%- endfor %}
+            else false
+        end
+        {%- else -%}
+        false
+        {%- endif %} as is_failure
+    from typed_values
+),
+
+failures as (
+    select
+        'failure' as record_kind,
+        source_database,
+        source_table,
+        column_name,
+        primary_key,
+        split_order,
+        value_text as raw_text,
+        value_source_type as source_type,
+        spark_type as target_type,
+        concat(
+            'the text cannot be read as ', spark_type,
+            coalesce(' (source type ' || value_source_type || ')', '')
+        ) as reason,
+        change_id,
+        source_format,
+        cast(null as string) as types_fingerprint,
+        landing_seq
+    from checked_values
+    where is_failure
+),
+
+checked_tables as (
+    select distinct
+        'checked_table' as record_kind,
+        changes.source_database,
+        changes.source_table,
+        cast(null as string) as column_name,
+        cast(null as string) as primary_key,
+        cast(null as int) as split_order,
+        cast(null as string) as raw_text,
+        cast(null as string) as source_type,
+        cast(null as string) as target_type,
+        cast(null as string) as reason,
+        cast(null as string) as change_id,
+        cast(null as string) as source_format,
+        table_fingerprints.types_fingerprint,
+        changes.landing_seq
+    from changes
+    left join table_fingerprints
+        on
+            changes.source_database <=> table_fingerprints.source_database
+            and changes.source_table <=> table_fingerprints.source_table
+)
+
+select * from failures
+
+union all
+
+select * from checked_tables
