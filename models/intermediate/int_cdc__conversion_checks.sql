@@ -21,7 +21,7 @@
 {%- set spark_types = cdc_spark_types_in_use() %}
 {%- set watermark = cdc_watermark() %}
 {%- set recheck_landings = [] %}
-{%- if execute and is_incremental() %}
+{%- if cdc_is_incremental() %}
     {%- set stale = run_query(
         'with current_fingerprints as (' ~ cdc_column_types_fingerprints(ref('cdc_columns')) ~ ') '
         ~ 'select distinct checked.landing_seq from ' ~ this ~ ' as checked '

@@ -59,7 +59,7 @@ first_deliveries as (
 deduplicated as (
     select first_deliveries.*
     from first_deliveries
-    {%- if is_incremental() %}
+    {%- if cdc_is_incremental() %}
     left anti join (select change_id from {{ this }}) as earlier_changes
         on first_deliveries.change_id = earlier_changes.change_id
     {%- endif %}

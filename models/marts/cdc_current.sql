@@ -1,8 +1,10 @@
 {#-
-    The live rows: the current version of every key whose last change is not a delete. A view over
-    the current partition of cdc_history, so it is never half-written and costs no rebuild.
+    The live rows: the current version of every key whose last change is not a delete, copied from
+    the current partition of cdc_history. A table of the project's `table` materialization (a new
+    table per build, then the view is pointed at it), not a view over cdc_history: while a build
+    replaces that partition (delete the folder, move the new one in) a view could read it missing,
+    and readers of cdc_current must never see a half-written state.
 -#}
-{{ config(materialized='view') }}
 
 select
     source_database,

@@ -34,7 +34,7 @@ version_events as (
     {{ cdc_version_events('changes') }}
 ),
 
-{% if is_incremental() %}
+{% if cdc_is_incremental() %}
 
 new_events as (
     select * from version_events
@@ -177,7 +177,7 @@ rechained as (
     from chained
 )
 
-{% if is_incremental() %}
+{% if cdc_is_incremental() %}
 
 ,
 

@@ -5,11 +5,18 @@ older event (it orders before the key's current version, so that key is re-chain
 history partitions are rewritten), duplicates (the same message body again, and the same Kafka
 offsets re-delivered), a key change and deletes. Then `dbt build --full-refresh` must give the
 same cdc_history and cdc_current, row for row.
+
+After the third build, a build killed while insert_overwrite replaced partitions is simulated: three
+models are marked as being built and have a partition folder deleted (cdc_history loses every
+current version). The fourth build must notice and rebuild them whole.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
+from urllib.parse import urlparse
 
 import pytest
 
@@ -60,6 +67,16 @@ def derived(lake):
     }
 
 
+def interrupt(lake, model, partition):
+    """Leave `model` as a build killed during insert_overwrite's commit would: the table property
+    still says 'running' and the folder of `partition` is gone (deleted, the new one not moved in)."""
+    lake.rows(f"alter table {{schema}}.{model} set tblproperties ('cdc_lake.build' = 'running')")
+    location = next(r["data_type"] for r in lake.rows(f"describe table extended {{schema}}.{model}")
+                    if r["col_name"] == "Location")
+    shutil.rmtree(Path(urlparse(location).path) / partition)
+    lake.rows(f"refresh table {{schema}}.{model}")
+
+
 @pytest.fixture(scope="module")
 def runs(lake, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("incremental")
@@ -95,6 +112,14 @@ def runs(lake, tmp_path_factory):
             upto = 2 if n == 2 else 4
             lake.land([write_kafka_parquet(tmp / f"dbz_{n}.parquet", debezium[:upto], keys=keys[:upto], topic="inc")], "debezium_json")
         lake.build()
+        if n == 3:
+            # the newest landing's partition (landing 4: Debezium took landing 3)
+            interrupt(lake, "stg_canal_json__changes", "landing_seq=4")
+            interrupt(lake, "cdc_changes", "landing_seq=4")
+            interrupt(lake, "cdc_history", "closed_in_landing=0")
+            current_after_interruption = lake.rows(
+                "select count(*) as n from {schema}.cdc_history where closed_in_landing = 0"
+            )[0]["n"]
         if n == 4:
             # v is still int: the letters of landings 1-4 are listed as conversion failures
             failures_before_widening = lake.rows(
@@ -103,11 +128,13 @@ def runs(lake, tmp_path_factory):
     incremental, incremental_derived = snapshot(lake), derived(lake)
     lake.build("--full-refresh")
     full, full_derived = snapshot(lake), derived(lake)
-    return incremental, full, incremental_derived, full_derived, failures_before_widening
+    return incremental, full, incremental_derived, full_derived, failures_before_widening, current_after_interruption
 
 
 def test_incremental_equals_full_refresh(runs):
-    incremental, full, incremental_derived, full_derived, _ = runs
+    """Also after the simulated interrupted build (its damage is checked first)."""
+    incremental, full, incremental_derived, full_derived, _, current_after_interruption = runs
+    assert current_after_interruption == 0
     assert incremental[0] == full[0]
     assert incremental[1] == full[1]
     for model, rows in incremental_derived.items():
@@ -118,7 +145,7 @@ def test_incremental_equals_full_refresh(runs):
 def test_widened_column_is_checked_again(runs):
     """Landing 5 widens v from int to string: the old landings' failures are gone, as in a full
     rebuild, and every landing's checks carry the table's new type hash."""
-    _, _, incremental_derived, full_derived, failures_before_widening = runs
+    _, _, incremental_derived, full_derived, failures_before_widening, _ = runs
     assert failures_before_widening > 0
     assert [r for r in incremental_derived["cdc_conversion_failures"] if r["column_name"] == "v"] == []
     hashes = {
