@@ -12,11 +12,11 @@ from cdc_lake.formats import AUTO, FORMAT_IDS
 
 def _cmd_land(args: argparse.Namespace) -> int:
     from cdc_lake.land import LandingError, land
-    from cdc_lake.metastore import derby_lock_hint, exception_mentions_derby_lock, metastore_in_use
+    from cdc_lake.metastore import derby_lock_hint, exception_mentions_derby_lock, metastore_held
     from cdc_lake.settings import load_settings
 
     metastore_dir = load_settings().metastore_dir
-    if metastore_in_use(metastore_dir):
+    if metastore_held(metastore_dir):
         print(f"cdc-lake land: {derby_lock_hint(metastore_dir)}", file=sys.stderr)
         return 3
     try:
@@ -38,12 +38,12 @@ def _one_line(exc: BaseException) -> str:
 
 def _cmd_requeue(args: argparse.Namespace) -> int:
     from cdc_lake.land import LandingError
-    from cdc_lake.metastore import derby_lock_hint, metastore_in_use
+    from cdc_lake.metastore import derby_lock_hint, metastore_held
     from cdc_lake.requeue import requeue
     from cdc_lake.settings import load_settings
 
     metastore_dir = load_settings().metastore_dir
-    if metastore_in_use(metastore_dir):
+    if metastore_held(metastore_dir):
         print(f"cdc-lake requeue: {derby_lock_hint(metastore_dir)}", file=sys.stderr)
         return 3
     try:

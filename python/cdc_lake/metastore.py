@@ -9,7 +9,12 @@ separate process, so the CLI's Python process is always safe).
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
+
+# A process that has just finished (a `dbt build`, a `cdc-lake land`) can leave its Spark JVM
+# shutting down for a few seconds, still holding Derby's lock: commands wait this long for it.
+RELEASE_WAIT_SECONDS = 20.0
 
 DERBY_LOCK_MARKERS = (
     "Another instance of Derby may have already booted the database",
@@ -51,6 +56,19 @@ def metastore_in_use(metastore_dir: Path) -> bool:
         return False
     finally:
         os.close(fd)
+
+
+def metastore_held(metastore_dir: Path, wait_seconds: float | None = None) -> bool:
+    """Whether another process still holds the metastore after waiting up to `wait_seconds`
+    (default: CDC_LAKE_METASTORE_WAIT or RELEASE_WAIT_SECONDS) for it to let go."""
+    if wait_seconds is None:
+        wait_seconds = float(os.environ.get("CDC_LAKE_METASTORE_WAIT", "").strip() or RELEASE_WAIT_SECONDS)
+    deadline = time.monotonic() + wait_seconds
+    while metastore_in_use(metastore_dir):
+        if time.monotonic() >= deadline:
+            return True
+        time.sleep(0.5)
+    return False
 
 
 def exception_mentions_derby_lock(exc: BaseException) -> bool:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from cdc_lake.dbt import PROJECT_DIR
-from cdc_lake.metastore import derby_lock_hint, exception_mentions_derby_lock, metastore_in_use
+from cdc_lake.metastore import derby_lock_hint, exception_mentions_derby_lock, metastore_held, metastore_in_use
 from cdc_lake.serve import THRIFT_SERVER_CLASS, server_command, spark_home
 from cdc_lake.settings import load_settings
 
@@ -63,8 +63,32 @@ def test_metastore_in_use_reads_derbys_lock(locked_metastore: Path, tmp_path: Pa
     assert not metastore_in_use(free)
 
 
+def test_a_lock_released_while_waiting_is_not_held(locked_metastore: Path) -> None:
+    """A just-finished build's JVM may hold the lock a few seconds more: land waits for it."""
+    assert metastore_held(locked_metastore, wait_seconds=1.0)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import os, signal, time; time.sleep(1.5); os.kill(int(os.environ['HOLDER']), signal.SIGKILL)"],
+        env={**os.environ, "HOLDER": str(_holder_pid(locked_metastore))},
+    )
+    try:
+        assert not metastore_held(locked_metastore, wait_seconds=30.0)
+    finally:
+        holder.wait(timeout=30)
+
+
+def _holder_pid(metastore: Path) -> int:
+    """The pid of the process holding `metastore`'s lock (from /proc/locks, by the file's inode)."""
+    inode = (metastore / "dbex.lck").stat().st_ino
+    for line in Path("/proc/locks").read_text().splitlines():
+        fields = line.split()
+        if fields[5].endswith(f":{inode}"):
+            return int(fields[4])
+    raise AssertionError("no process holds the lock")
+
+
 def test_land_and_serve_say_the_metastore_is_locked(locked_metastore: Path, tmp_path: Path) -> None:
-    env = {**os.environ, "CDC_LAKE_METASTORE": str(locked_metastore), "CDC_LAKE_WAREHOUSE": str(tmp_path / "wh")}
+    env = {**os.environ, "CDC_LAKE_METASTORE": str(locked_metastore), "CDC_LAKE_WAREHOUSE": str(tmp_path / "wh"),
+           "CDC_LAKE_METASTORE_WAIT": "2"}
     sample = PROJECT_DIR / "python" / "tests" / "fixtures" / "format_docs" / "000_canal_insert.txt"
     hint = derby_lock_hint(locked_metastore)
 
