@@ -22,6 +22,7 @@
 }}
 
 {%- set key_columns = ['source_database', 'source_table', 'primary_key'] -%}
+{%- set incremental = cdc_is_incremental() -%}
 {%- set watermark = cdc_watermark() -%}
 
 with
@@ -34,7 +35,7 @@ version_events as (
     {{ cdc_version_events('changes') }}
 ),
 
-{% if cdc_is_incremental() %}
+{% if incremental %}
 
 new_events as (
     select * from version_events
@@ -177,7 +178,7 @@ rechained as (
     from chained
 )
 
-{% if cdc_is_incremental() %}
+{% if incremental %}
 
 ,
 
