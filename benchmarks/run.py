@@ -232,19 +232,23 @@ def count_parquet_rows(folder: Path, group_column: str | None = None) -> dict[st
     return {str(k): int(v) for k, v in zip(counts[group_column].to_pylist(), counts[f"{group_column}_count"].to_pylist())}
 
 
-def live_rows_from_history(folder: Path) -> dict[str, int] | None:
-    """cdc_current's rows per database derived from cdc_history (current, not deleted versions),
-    for when cdc_current is a view and has no folder of its own."""
+def history_rows(folder: Path) -> int | None:
+    """cdc_history's rows (a view): the stored versions of int_cdc__history_versions less those a
+    re-chaining superseded (a chain_start_landing below that of the key's current version)."""
     import pyarrow.compute as pc
     import pyarrow.dataset as ds
 
     files = [str(p) for p in folder.rglob("*.parquet") if not p.name.startswith((".", "_"))] if folder.exists() else []
     if not files:
         return None
-    table = ds.dataset(files, format="parquet").to_table(columns=["source_database", "is_current", "is_deleted"])
-    live = table.filter(pc.and_(table["is_current"], pc.invert(table["is_deleted"])))
-    counts = live.group_by("source_database").aggregate([("source_database", "count")])
-    return dict(zip(counts["source_database"].to_pylist(), counts["source_database_count"].to_pylist()))
+    keys = ["source_database", "source_table", "primary_key"]
+    table = ds.dataset(files, format="parquet", partitioning="hive").to_table(
+        columns=[*keys, "chain_start_landing", "stored_in_landing"]
+    )
+    newest = table.filter(pc.equal(table["stored_in_landing"], 0)).select([*keys, "chain_start_landing"])
+    joined = table.join(newest.rename_columns([*keys, "newest_chain"]), keys=keys, join_type="left outer")
+    superseded = pc.less(joined["chain_start_landing"], pc.fill_null(joined["newest_chain"], 0))
+    return joined.num_rows - pc.sum(superseded.cast("int64")).as_py()
 
 
 def table_folder(schema_dir: Path, name: str) -> Path:
@@ -256,13 +260,11 @@ def table_folder(schema_dir: Path, name: str) -> Path:
 def lake_counts(lake: Path) -> dict:
     """Row counts of the marts, read from their Parquet folders (views have none)."""
     schema_dir = lake / "warehouse" / "cdc_bench.db"
-    current = count_parquet_rows(table_folder(schema_dir, "cdc_current"), "source_database")
-    if current is None:
-        current = live_rows_from_history(table_folder(schema_dir, "cdc_history"))
     return {
-        name: count_parquet_rows(table_folder(schema_dir, name))
-        for name in ("cdc_changes", "cdc_history", "cdc_quarantine")
-    } | {"cdc_current": current}
+        "cdc_changes": count_parquet_rows(table_folder(schema_dir, "cdc_changes")),
+        "cdc_history": history_rows(table_folder(schema_dir, "int_cdc__history_versions")),
+        "cdc_current": count_parquet_rows(table_folder(schema_dir, "cdc_current"), "source_database"),
+    }
 
 
 def check_current(counts: dict, manifest: dict, key: str) -> str:

@@ -1,9 +1,9 @@
 {#-
     The live rows: the current version of every key whose last change is not a delete, copied from
-    the current partition of cdc_history. A table of the project's `table` materialization (a new
-    table per build, then the view is pointed at it), not a view over cdc_history: while a build
-    replaces that partition (delete the folder, move the new one in) a view could read it missing,
-    and readers of cdc_current must never see a half-written state.
+    the current partition of int_cdc__history_versions (as cdc_history shows it). A table of the
+    project's `table` materialization (a new table per build, then the view is pointed at it), not
+    a view: while a build replaces that partition (delete the folder, move the new one in) a view
+    could read it missing, and readers of cdc_current must never see a half-written state.
 -#}
 
 select
@@ -15,5 +15,5 @@ select
     op as last_op,
     version_number,
     source_format
-from {{ ref('cdc_history') }}
-where closed_in_landing = 0 and not is_deleted
+from {{ ref('int_cdc__history_versions') }}
+where stored_in_landing = 0 and not is_deleted

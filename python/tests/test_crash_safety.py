@@ -201,7 +201,7 @@ def test_killed_runs_end_like_an_uninterrupted_run(reference, data, tmp_path_fac
         lake.run("land", "--format", "debezium_json", str(b[1]))
 
         # dbt build killed while it rebuilds the marts: readers still see the previous build whole
-        lake.run("build", kill_at=rf"START .*{SCHEMA}\.cdc_history ", delay=2.0)
+        lake.run("build", kill_at=rf"START .*{SCHEMA}\.int_cdc__history_versions ", delay=2.0)
         during = lake.read()
         assert (during["history"], during["current"]) == (after_a["history"], after_a["current"])
 

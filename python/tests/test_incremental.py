@@ -1,13 +1,13 @@
 """Incremental builds equal a full rebuild (issue 6).
 
 Five landings, each followed by an incremental `dbt build`: inserts, updates, a late-arriving
-older event (it orders before the key's current version, so that key is re-chained and old
-history partitions are rewritten), duplicates (the same message body again, and the same Kafka
+older event (it orders before the key's current version, so that key is re-chained into a new
+partition and its earlier versions are superseded), duplicates (the same message body again, and the same Kafka
 offsets re-delivered), a key change and deletes. Then `dbt build --full-refresh` must give the
 same cdc_history and cdc_current, row for row.
 
 After the third build, a build killed while insert_overwrite replaced partitions is simulated: three
-models are marked as being built and have a partition folder deleted (cdc_history loses every
+models are marked as being built and have a partition folder deleted (int_cdc__history_versions loses every
 current version). The fourth build must notice and rebuild them whole.
 """
 
@@ -67,6 +67,13 @@ def derived(lake):
     }
 
 
+def superseded_versions(lake):
+    """Stored versions that cdc_history leaves out (superseded by a re-chaining)."""
+    stored = lake.rows("select count(*) as n from {schema}.int_cdc__history_versions")[0]["n"]
+    shown = lake.rows("select count(*) as n from {schema}.cdc_history")[0]["n"]
+    return stored - shown
+
+
 def interrupt(lake, model, partition):
     """Leave `model` as a build killed during insert_overwrite's commit would: the table property
     still says 'running' and the folder of `partition` is gone (deleted, the new one not moved in)."""
@@ -116,7 +123,7 @@ def runs(lake, tmp_path_factory):
             # the newest landing's partition (landing 4: Debezium took landing 3)
             interrupt(lake, "stg_canal_json__changes", "landing_seq=4")
             interrupt(lake, "cdc_changes", "landing_seq=4")
-            interrupt(lake, "cdc_history", "closed_in_landing=0")
+            interrupt(lake, "int_cdc__history_versions", "stored_in_landing=0")
             current_after_interruption = lake.rows(
                 "select count(*) as n from {schema}.cdc_history where closed_in_landing = 0"
             )[0]["n"]
@@ -126,14 +133,17 @@ def runs(lake, tmp_path_factory):
                 "select count(*) as n from {schema}.cdc_conversion_failures where column_name = 'v'"
             )[0]["n"]
     incremental, incremental_derived = snapshot(lake), derived(lake)
+    superseded = {"incremental": superseded_versions(lake)}
     lake.build("--full-refresh")
     full, full_derived = snapshot(lake), derived(lake)
-    return incremental, full, incremental_derived, full_derived, failures_before_widening, current_after_interruption
+    superseded["full"] = superseded_versions(lake)
+    return (incremental, full, incremental_derived, full_derived, failures_before_widening,
+            current_after_interruption, superseded)
 
 
 def test_incremental_equals_full_refresh(runs):
     """Also after the simulated interrupted build (its damage is checked first)."""
-    incremental, full, incremental_derived, full_derived, _, current_after_interruption = runs
+    incremental, full, incremental_derived, full_derived, _, current_after_interruption, _ = runs
     assert current_after_interruption == 0
     assert incremental[0] == full[0]
     assert incremental[1] == full[1]
@@ -145,7 +155,7 @@ def test_incremental_equals_full_refresh(runs):
 def test_widened_column_is_checked_again(runs):
     """Landing 5 widens v from int to string: the old landings' failures are gone, as in a full
     rebuild, and every landing's checks carry the table's new type hash."""
-    _, _, incremental_derived, full_derived, failures_before_widening, _ = runs
+    _, _, incremental_derived, full_derived, failures_before_widening, _, _ = runs
     assert failures_before_widening > 0
     assert [r for r in incremental_derived["cdc_conversion_failures"] if r["column_name"] == "v"] == []
     hashes = {
@@ -154,6 +164,14 @@ def test_widened_column_is_checked_again(runs):
         if r["record_kind"] == "checked_table" and r["source_table"] == "t"
     }
     assert len(hashes) == 1
+
+
+def test_late_events_leave_old_partitions_alone(runs):
+    """Re-chained keys' earlier versions stay in their partitions, hidden by cdc_history; a full
+    refresh stores none."""
+    superseded = runs[6]
+    assert superseded["incremental"] > 0
+    assert superseded["full"] == 0
 
 
 def test_late_events_are_chained_in_order(runs):

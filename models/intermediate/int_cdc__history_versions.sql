@@ -1,0 +1,234 @@
+{#-
+    The versions behind cdc_history (SCD type 2): one row per version of a source row, plus the
+    superseded versions of re-chained keys, which the view cdc_history leaves out. Every change
+    opens a version of its key; a delete leaves a version with is_deleted; an UPDATE that changes
+    the primary key closes the old key (a deleted version) and opens the new one. valid_from is the
+    change's event time (never before the previous version's), valid_to the next version's
+    valid_from.
+
+    Storage: partitioned by stored_in_landing: 0 for the current versions, else the landing whose
+    build wrote the closed version. Closed versions are never rewritten, so an incremental build
+    writes only partition 0 (the current versions) and partitions above its watermark:
+    - a key without late events continues from its current version (its new closed versions go to
+      the partitions of the landings that closed them);
+    - a key with a late-arriving event (one that orders before the key's current version) is
+      re-chained from all its changes into partition watermark + 1, with chain_start_landing set to
+      that partition. Its earlier versions stay where they are, superseded: cdc_history keeps only
+      the versions of a key's newest chain (the one its current version carries).
+    The rows cdc_history shows equal a full rebuild's, which stores no superseded versions.
+-#}
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='insert_overwrite',
+        partition_by=['stored_in_landing'],
+    )
+}}
+
+{%- set key_columns = ['source_database', 'source_table', 'primary_key'] -%}
+{%- set incremental = cdc_is_incremental() -%}
+{%- set watermark = cdc_watermark() -%}
+{#- where this build writes the closed versions of re-chained keys -#}
+{%- set rechain_partition = watermark + 1 -%}
+
+with
+
+changes as (
+    select * from {{ ref('cdc_changes') }}
+),
+
+version_events as (
+    {{ cdc_version_events('changes') }}
+),
+
+{% if incremental %}
+
+new_events as (
+    select * from version_events
+    where landing_seq > {{ watermark }}
+),
+
+current_versions as (
+    select * from {{ this }}
+    where stored_in_landing = 0
+),
+
+touched_current as (
+    select current_versions.*
+    from current_versions
+    left semi join new_events
+        on {{ cdc_same_key('current_versions', 'new_events') }}
+),
+
+late_keys as (
+    select distinct
+        {%- for c in key_columns %}
+        new_events.{{ c }}{{ ',' if not loop.last }}
+        {%- endfor %}
+    from new_events
+    inner join touched_current
+        on {{ cdc_same_key('new_events', 'touched_current') }}
+    where {{ cdc_version_order('new_events') }} < {{ cdc_version_order('touched_current') }}
+),
+
+chain_input as (
+    -- keys with late events: every event again, a new chain
+    select
+        version_events.*,
+        cast(null as int) as base_version_number,
+        cast(null as timestamp) as base_valid_from,
+        cast(null as bigint) as base_chain_start_landing,
+        true as is_rechained
+    from version_events
+    left semi join late_keys
+        on {{ cdc_same_key('version_events', 'late_keys') }}
+
+    union all
+
+    -- other touched keys: their current version, then the new events
+    select
+        {%- for c in ['source_database', 'source_table', 'primary_key', 'op', 'row', 'is_deleted',
+            'source_format', 'change_id', 'event_ts', 'source_log_file', 'source_log_pos',
+            'landing_seq', 'message_index', 'element_index', 'row_index', 'split_order',
+            'message_id', 'landed_at'] %}
+        touched_current.{{ c }},
+        {%- endfor %}
+        touched_current.version_number as base_version_number,
+        touched_current.valid_from as base_valid_from,
+        touched_current.chain_start_landing as base_chain_start_landing,
+        false as is_rechained
+    from touched_current
+    left anti join late_keys
+        on {{ cdc_same_key('touched_current', 'late_keys') }}
+
+    union all
+
+    select
+        new_events.*,
+        cast(null as int) as base_version_number,
+        cast(null as timestamp) as base_valid_from,
+        cast(null as bigint) as base_chain_start_landing,
+        false as is_rechained
+    from new_events
+    left anti join late_keys
+        on {{ cdc_same_key('new_events', 'late_keys') }}
+),
+
+{% else %}
+
+chain_input as (
+    select
+        version_events.*,
+        cast(null as int) as base_version_number,
+        cast(null as timestamp) as base_valid_from,
+        cast(null as bigint) as base_chain_start_landing,
+        false as is_rechained
+    from version_events
+),
+
+{% endif %}
+
+numbered as (
+    select
+        *,
+        coalesce(
+            base_version_number,
+            coalesce(max(base_version_number) over (partition by {{ key_columns | join(', ') }}), 0)
+            + row_number() over (
+                partition by {{ key_columns | join(', ') }}, base_version_number is null
+                order by {{ cdc_version_order() }}
+            )
+        ) as version_number,
+        max(coalesce(base_valid_from, event_ts, landed_at)) over (
+            partition by {{ key_columns | join(', ') }}
+            order by {{ cdc_version_order() }}
+            rows between unbounded preceding and current row
+        ) as valid_from,
+        case
+            when is_rechained then cast({{ rechain_partition }} as bigint)
+            else coalesce(
+                max(base_chain_start_landing) over (partition by {{ key_columns | join(', ') }}),
+                cast(0 as bigint)
+            )
+        end as chain_start_landing
+    from chain_input
+),
+
+chained as (
+    select
+        *,
+        lead(valid_from) over (
+            partition by {{ key_columns | join(', ') }}
+            order by version_number
+        ) as valid_to,
+        coalesce(
+            lead(landing_seq) over (
+                partition by {{ key_columns | join(', ') }}
+                order by version_number
+            ),
+            0
+        ) as closed_in_landing
+    from numbered
+),
+
+written_versions as (
+    select
+        source_database,
+        source_table,
+        primary_key,
+        version_number,
+        row,
+        op,
+        valid_from,
+        valid_to,
+        valid_to is null as is_current,
+        is_deleted,
+        source_format,
+        change_id,
+        event_ts,
+        source_log_file,
+        source_log_pos,
+        landing_seq,
+        message_index,
+        element_index,
+        row_index,
+        split_order,
+        message_id,
+        landed_at,
+        closed_in_landing,
+        chain_start_landing,
+        -- only a re-chained key has versions closed by landings at or below the watermark
+        case
+            when closed_in_landing between 1 and {{ watermark }} then cast({{ rechain_partition }} as bigint)
+            else closed_in_landing
+        end as stored_in_landing
+    from chained
+)
+
+{% if incremental %}
+
+,
+
+new_keys as (
+    select distinct source_database, source_table, primary_key
+    from new_events
+),
+
+kept_versions as (
+    -- the current versions of keys without new events
+    select existing.*
+    from {{ this }} as existing
+    left anti join new_keys
+        on {{ cdc_same_key('existing', 'new_keys') }}
+    where existing.stored_in_landing = 0
+)
+
+select * from written_versions
+union all
+select * from kept_versions
+
+{% else %}
+
+select * from written_versions
+
+{% endif %}
