@@ -1,9 +1,10 @@
-{% macro cdc_version_events(changes) %}
+{% macro cdc_version_events(changes, extra_columns=[]) %}
     {#-
         The events that open a version, from `changes` (cdc_changes or a CTE with its columns): one
         per change, whose row is the after image (the before image for a delete), and, for an UPDATE
         that changes the primary key, one more (split_order 0) that deletes the old key's row.
         cdc_history numbers them into versions; int_cdc__conversion_checks checks their rows.
+        `extra_columns` are more columns of `changes` to carry, after the others.
     -#}
     select
         source_database,
@@ -24,6 +25,9 @@
         1 as split_order,
         message_id,
         landed_at
+        {%- for column in extra_columns %},
+        {{ column }}
+        {%- endfor %}
     from {{ changes }}
 
     union all
@@ -47,6 +51,9 @@
         0 as split_order,
         message_id,
         landed_at
+        {%- for column in extra_columns %},
+        {{ column }}
+        {%- endfor %}
     from {{ changes }}
     where before_primary_key is not null and before_primary_key != primary_key
 {% endmacro %}

@@ -88,7 +88,8 @@ select
     source_type,
     jdbc_type,
     is_full_image,
-    array_sort(array_distinct(flatten(collect_list(observed_spark_types)))) as observed_spark_types,
+    -- collect_set: an aggregation buffer holds the few distinct type lists, not one per observation
+    array_sort(array_distinct(flatten(collect_set(observed_spark_types)))) as observed_spark_types,
     bool_or(is_unsized_decimal) as is_unsized_decimal,
     count(*) as observations,
     min(event_position) as first_position,

@@ -60,7 +60,7 @@ changes as (
 ),
 
 version_events as (
-    {{ cdc_version_events('changes') }}
+    {{ cdc_version_events('changes', extra_columns=['column_types']) }}
 ),
 
 version_values as (
@@ -72,11 +72,10 @@ version_values as (
         version_events.change_id,
         version_events.source_format,
         version_events.landing_seq,
-        changes.column_types,
+        version_events.column_types,
         row_value.value_column,
         row_value.value_text
     from version_events
-    inner join changes on version_events.change_id = changes.change_id
         lateral view explode(version_events.row) row_value as value_column, value_text
     where row_value.value_text is not null
 ),

@@ -1,5 +1,6 @@
 {#-
-    One row per landed message of a committed landing: what became of it. Each part of a message
+    One row per landed message of a committed landing: what became of it, and whether it was a
+    duplicate (it had row changes, and cdc_changes kept none of them: each was delivered before). Each part of a message
     (an element of a JSON array, a row of a multi-row message, an entry of a protobuf Message) is a
     row change (with a resolved key), a DDL statement, a control event, or quarantined (including a
     row change whose key cannot be resolved). outcome puts each message in exactly one class, so
@@ -7,7 +8,8 @@
     messages that `cdc-lake requeue` landed again as requeued instead.
 
     Incremental (one partition per landing_seq): a message's parts all come from its own landing,
-    so a build adds the outcomes of the new landings only.
+    and so do its rows in cdc_changes (which never drops a row it kept), so a build adds the
+    outcomes of the new landings only.
 -#}
 {{
     config(
@@ -53,6 +55,12 @@ event_parts as (
     where landing_seq > {{ watermark }}
 ),
 
+messages_in_changes as (
+    select distinct message_id
+    from {{ ref('cdc_changes') }}
+    where landing_seq > {{ watermark }}
+),
+
 part_counts as (
     select
         message_id,
@@ -77,9 +85,12 @@ outcomes as (
         coalesce(part_counts.ddl_parts, 0) as ddl_parts,
         coalesce(part_counts.control_parts, 0) as control_parts,
         coalesce(part_counts.quarantined_parts, 0) as quarantined_parts,
-        coalesce(part_counts.unknown_parts, 0) as unknown_parts
+        coalesce(part_counts.unknown_parts, 0) as unknown_parts,
+        coalesce(part_counts.change_parts, 0) > 0 and messages_in_changes.message_id is null
+            as is_duplicate
     from landed
     left join part_counts on landed.message_id = part_counts.message_id
+    left join messages_in_changes on landed.message_id = messages_in_changes.message_id
 )
 
 select

@@ -29,17 +29,13 @@ outcomes as (
         message_outcomes.ddl_parts,
         message_outcomes.control_parts,
         message_outcomes.is_partly_quarantined,
+        message_outcomes.is_duplicate,
         case
             when requeued_messages.message_id is not null then 'requeued'
             else message_outcomes.outcome
         end as outcome
     from {{ ref('int_cdc__message_outcomes') }} as message_outcomes
     left join requeued_messages on message_outcomes.message_id = requeued_messages.message_id
-),
-
-messages_in_changes as (
-    select distinct message_id
-    from {{ ref('cdc_changes') }}
 )
 
 select
@@ -58,8 +54,6 @@ select
     count_if(outcomes.outcome = 'requeued') as requeued_messages,
     count_if(outcomes.is_partly_quarantined and outcomes.outcome = 'quarantined')
         as partly_quarantined_messages,
-    count_if(outcomes.change_parts > 0 and messages_in_changes.message_id is null)
-        as duplicate_messages
+    count_if(outcomes.is_duplicate) as duplicate_messages
 from outcomes
-left join messages_in_changes on outcomes.message_id = messages_in_changes.message_id
 group by outcomes.landed_input

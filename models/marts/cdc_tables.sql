@@ -16,8 +16,16 @@ ddl as (
     where not is_database_level
 ),
 
-changes as (
-    select * from {{ ref('cdc_changes') }}
+table_changes as (
+    select
+        source_database,
+        source_table,
+        sum(change_count) as change_count,
+        min(first_change_ts) as first_change_ts,
+        max(last_change_ts) as last_change_ts,
+        max(last_event_position) as last_event_position
+    from {{ ref('int_cdc__table_changes') }}
+    group by source_database, source_table
 ),
 
 renames as (
@@ -81,10 +89,9 @@ lifecycle_events as (
         'changed' as lifecycle_event,
         cast(null as string) as other_database,
         cast(null as string) as other_table,
-        max(event_ts) as event_ts,
-        max({{ cdc_event_position() }}) as event_position
-    from changes
-    group by source_database, source_table
+        last_change_ts as event_ts,
+        last_event_position as event_position
+    from table_changes
 ),
 
 latest_events as (
@@ -126,17 +133,6 @@ clears_before_rename as (
     group by latest_events.source_database, latest_events.source_table
 ),
 
-change_counts as (
-    select
-        source_database,
-        source_table,
-        count(*) as change_count,
-        min(event_ts) as first_change_ts,
-        max(event_ts) as last_change_ts
-    from changes
-    group by source_database, source_table
-),
-
 ddl_counts as (
     select
         source_database,
@@ -168,9 +164,9 @@ select
     latest_events.rows_cleared_ts,
     latest_events.rows_cleared_position,
     clears_before_rename.carried_rows_since_position,
-    coalesce(change_counts.change_count, 0) as change_count,
-    change_counts.first_change_ts,
-    change_counts.last_change_ts,
+    coalesce(table_changes.change_count, 0) as change_count,
+    table_changes.first_change_ts,
+    table_changes.last_change_ts,
     coalesce(ddl_counts.ddl_count, 0) as ddl_count,
     ddl_counts.last_ddl_type,
     ddl_counts.last_ddl_ts
@@ -179,10 +175,10 @@ left join clears_before_rename
     on
         latest_events.source_database <=> clears_before_rename.source_database
         and latest_events.source_table <=> clears_before_rename.source_table
-left join change_counts
+left join table_changes
     on
-        latest_events.source_database <=> change_counts.source_database
-        and latest_events.source_table <=> change_counts.source_table
+        latest_events.source_database <=> table_changes.source_database
+        and latest_events.source_table <=> table_changes.source_table
 left join ddl_counts
     on
         latest_events.source_database <=> ddl_counts.source_database

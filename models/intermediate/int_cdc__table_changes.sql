@@ -1,0 +1,36 @@
+{#-
+    The row changes of each landing, counted per source table (from cdc_changes, so a change
+    delivered twice counts once), with when the first and last of them happened. Incremental, a
+    partition per landing: cdc_tables adds up this small table instead of reading every change.
+-#}
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='insert_overwrite',
+        partition_by=['landing_seq'],
+    )
+}}
+
+with
+
+new_changes as (
+    select
+        source_database,
+        source_table,
+        event_ts,
+        landing_seq,
+        {{ cdc_event_position() }} as event_position
+    from {{ ref('cdc_changes') }}
+    where landing_seq > {{ cdc_watermark() }}
+)
+
+select
+    source_database,
+    source_table,
+    count(*) as change_count,
+    min(event_ts) as first_change_ts,
+    max(event_ts) as last_change_ts,
+    max(event_position) as last_event_position,
+    landing_seq
+from new_changes
+group by landing_seq, source_database, source_table
