@@ -66,7 +66,10 @@ class Step:
 
 
 class TreeSampler(threading.Thread):
-    """Samples the RSS and CPU time of a process and all its descendants every `interval` seconds."""
+    """Samples the RSS and CPU time of a process and all its descendants every `interval` seconds.
+
+    A child the JVM has just vforked (not yet exec'd) is left out of the sum: it shares the JVM's
+    memory, so adding its RSS would count the JVM twice."""
 
     def __init__(self, pid: int, interval: float = 0.2) -> None:
         super().__init__(daemon=True)
@@ -85,15 +88,23 @@ class TreeSampler(threading.Thread):
             procs = [self.root, *self.root.children(recursive=True)]
         except psutil.Error:
             return
-        rss = 0
+        seen: dict[int, tuple[int, list[str], int]] = {}  # pid: (rss, cmdline, parent pid)
         for proc in procs:
             try:
                 with proc.oneshot():
-                    rss += proc.memory_info().rss
+                    seen[proc.pid] = (proc.memory_info().rss, proc.cmdline(), proc.ppid())
                     times = proc.cpu_times()
                     self.cpu_by_pid[(proc.pid, proc.create_time())] = times.user + times.system
             except psutil.Error:
                 continue
+        rss = 0
+        for proc_rss, cmdline, ppid in seen.values():
+            parent = seen.get(ppid)
+            if parent is not None and cmdline and cmdline == parent[1] and cmdline[0].endswith("java"):
+                # the JVM starting a command (Hadoop runs chmod, stat, ...) with vfork: until the
+                # child execs, it shares the JVM's memory and reports the JVM's RSS; count it once
+                continue
+            rss += proc_rss
         self.peak_rss = max(self.peak_rss, rss)
 
     def run(self) -> None:
