@@ -79,6 +79,7 @@ class TreeSampler(threading.Thread):
         self.root = psutil.Process(pid)
         self.interval = interval
         self.peak_rss = 0
+        self.vforked_children_left_out = 0
         self.cpu_by_pid: dict[tuple[int, float], float] = {}
         self._stop_event = threading.Event()
 
@@ -103,6 +104,7 @@ class TreeSampler(threading.Thread):
             if parent is not None and cmdline and cmdline == parent[1] and cmdline[0].endswith("java"):
                 # the JVM starting a command (Hadoop runs chmod, stat, ...) with vfork: until the
                 # child execs, it shares the JVM's memory and reports the JVM's RSS; count it once
+                self.vforked_children_left_out += 1
                 continue
             rss += proc_rss
         self.peak_rss = max(self.peak_rss, rss)
@@ -137,6 +139,7 @@ def measure(name: str, command: list[str], env: dict[str, str], log_path: Path, 
     step.seconds = time.monotonic() - started
     step.cpu_seconds = sampler.cpu_seconds
     step.peak_rss_bytes = sampler.peak_rss
+    step.detail["vforked_children_left_out"] = sampler.vforked_children_left_out
     step.load_after = os.getloadavg()[0]
     print(
         f"  {name:<34} {step.seconds:8.1f} s wall {step.cpu_seconds:8.1f} s CPU "
@@ -400,7 +403,7 @@ def main(argv: list[str] | None = None) -> int:
         log_lines = Path(step.log).read_text().strip().splitlines()
         if step.returncode == 0 and log_lines:
             baseline_detail = json.loads(log_lines[-1])
-            step.detail = baseline_detail
+            step.detail.update(baseline_detail)
             expected = sum(f["live_rows_base"] for f in manifests["canal_debezium"]["formats"].values())
             got = baseline_detail.get("current_rows")
             checks["(a) baseline"] = "ok" if got == expected else f"{got} current rows, expected {expected}"
@@ -425,7 +428,7 @@ def main(argv: list[str] | None = None) -> int:
         dbt_b = measure(
             f"(b) dbt build {name}", dbt_command(lake), env, out / "logs" / f"{name}-b-dbt.log", args.sample_interval
         )
-        dbt_b.detail = dbt_breakdown(lake)
+        dbt_b.detail.update(dbt_breakdown(lake))
         print_breakdown(dbt_b.detail)
         steps[f"(b) land {name}"] = land_b
         steps[f"(b) dbt build {name}"] = dbt_b
@@ -448,7 +451,7 @@ def main(argv: list[str] | None = None) -> int:
         dbt_c = measure(
             f"(c) dbt build {name}", dbt_command(lake), env, out / "logs" / f"{name}-c-dbt.log", args.sample_interval
         )
-        dbt_c.detail = dbt_breakdown(lake)
+        dbt_c.detail.update(dbt_breakdown(lake))
         print_breakdown(dbt_c.detail)
         steps[f"(c) land {name}"] = land_c
         steps[f"(c) dbt build {name}"] = dbt_c
