@@ -30,6 +30,11 @@
 {%- set watermark = cdc_watermark() -%}
 {#- where this build writes the closed versions of re-chained keys -#}
 {%- set rechain_partition = watermark + 1 -%}
+{#- a chain input row that does not continue from a stored version -#}
+{%- set no_base_version -%}
+        cast(null as int) as base_version_number,
+        cast(null as timestamp) as base_valid_from
+{%- endset -%}
 
 with
 
@@ -75,10 +80,8 @@ chain_input as (
     -- keys with late events: every event again, a new chain
     select
         version_events.*,
-        cast(null as int) as base_version_number,
-        cast(null as timestamp) as base_valid_from,
-        cast(null as bigint) as base_chain_start_landing,
-        true as is_rechained
+        {{ no_base_version }},
+        cast({{ rechain_partition }} as bigint) as base_chain_start_landing
     from version_events
     left semi join late_keys
         on {{ cdc_same_key('version_events', 'late_keys') }}
@@ -95,8 +98,7 @@ chain_input as (
         {%- endfor %}
         touched_current.version_number as base_version_number,
         touched_current.valid_from as base_valid_from,
-        touched_current.chain_start_landing as base_chain_start_landing,
-        false as is_rechained
+        touched_current.chain_start_landing as base_chain_start_landing
     from touched_current
     left anti join late_keys
         on {{ cdc_same_key('touched_current', 'late_keys') }}
@@ -105,10 +107,8 @@ chain_input as (
 
     select
         new_events.*,
-        cast(null as int) as base_version_number,
-        cast(null as timestamp) as base_valid_from,
-        cast(null as bigint) as base_chain_start_landing,
-        false as is_rechained
+        {{ no_base_version }},
+        cast(null as bigint) as base_chain_start_landing
     from new_events
     left anti join late_keys
         on {{ cdc_same_key('new_events', 'late_keys') }}
@@ -119,10 +119,8 @@ chain_input as (
 chain_input as (
     select
         version_events.*,
-        cast(null as int) as base_version_number,
-        cast(null as timestamp) as base_valid_from,
-        cast(null as bigint) as base_chain_start_landing,
-        false as is_rechained
+        {{ no_base_version }},
+        cast(null as bigint) as base_chain_start_landing
     from version_events
 ),
 
@@ -144,13 +142,12 @@ numbered as (
             order by {{ cdc_version_order() }}
             rows between unbounded preceding and current row
         ) as valid_from,
-        case
-            when is_rechained then cast({{ rechain_partition }} as bigint)
-            else coalesce(
-                max(base_chain_start_landing) over (partition by {{ key_columns | join(', ') }}),
-                cast(0 as bigint)
-            )
-        end as chain_start_landing
+        -- a re-chained key's rows all carry the new chain; a continued key's current version
+        -- carries its chain; a key chained once from its first change has 0
+        coalesce(
+            max(base_chain_start_landing) over (partition by {{ key_columns | join(', ') }}),
+            cast(0 as bigint)
+        ) as chain_start_landing
     from chain_input
 ),
 

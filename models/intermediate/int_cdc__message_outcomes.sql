@@ -1,9 +1,9 @@
 {#-
     One row per landed message of a committed landing: what became of it, and whether it was a
-    duplicate (it had row changes, and cdc_changes kept none of them: each was delivered before). Each part of a message
-    (an element of a JSON array, a row of a multi-row message, an entry of a protobuf Message) is a
-    row change (with a resolved key), a DDL statement, a control event, or quarantined (including a
-    row change whose key cannot be resolved). outcome puts each message in exactly one class, so
+    duplicate (it had row changes, and cdc_changes kept none of them: each was delivered before).
+    Each part of a message (an element of a JSON array, a row of a multi-row message, an entry of a
+    protobuf Message) is a row change (with a resolved key), a DDL statement, a control event, or
+    quarantined (including a row change whose key cannot be resolved). outcome puts each message in exactly one class, so
     landed = change + ddl + control + quarantined + unaccounted; cdc_landing_audit counts the
     messages that `cdc-lake requeue` landed again as requeued instead.
 

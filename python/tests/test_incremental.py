@@ -2,13 +2,14 @@
 
 Five landings, each followed by an incremental `dbt build`: inserts, updates, a late-arriving
 older event (it orders before the key's current version, so that key is re-chained into a new
-partition and its earlier versions are superseded), duplicates (the same message body again, and the same Kafka
-offsets re-delivered), a key change and deletes. Then `dbt build --full-refresh` must give the
-same cdc_history and cdc_current, row for row.
+partition and its earlier versions are superseded), duplicates (the same message body again, and
+the same Kafka offsets re-delivered), a key change and deletes. Then `dbt build --full-refresh`
+must give the same cdc_history and cdc_current, row for row.
 
-After the third build, a build killed while insert_overwrite replaced partitions is simulated: three
-models are marked as being built and have a partition folder deleted (int_cdc__history_versions loses every
-current version). The fourth build must notice and rebuild them whole.
+After the third build, a build killed while insert_overwrite replaced partitions is simulated:
+three models are marked as being built and have a partition folder deleted
+(int_cdc__history_versions loses every current version). The fourth build must notice and rebuild
+them whole.
 """
 
 from __future__ import annotations
