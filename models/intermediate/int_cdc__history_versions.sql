@@ -28,6 +28,10 @@
 {%- set key_columns = ['source_database', 'source_table', 'primary_key'] -%}
 {%- set incremental = cdc_is_incremental() -%}
 {%- set watermark = cdc_watermark() -%}
+{#- a small increment's keys are broadcast to the joins, not the history shuffled to them -#}
+{%- set is_small_increment = incremental and cdc_is_small_increment(ref('cdc_changes'), watermark) -%}
+{%- set broadcast_late_keys = '/*+ broadcast(late_keys) */' if is_small_increment else '' -%}
+{%- set broadcast_new_keys = '/*+ broadcast(new_keys) */' if is_small_increment else '' -%}
 {#- where this build writes the closed versions of re-chained keys -#}
 {%- set rechain_partition = watermark + 1 -%}
 {#- a chain input row that does not continue from a stored version -#}
@@ -78,7 +82,7 @@ late_keys as (
 
 chain_input as (
     -- keys with late events: every event again, a new chain
-    select
+    select {{ broadcast_late_keys }}
         version_events.*,
         {{ no_base_version }},
         cast({{ rechain_partition }} as bigint) as base_chain_start_landing
@@ -89,7 +93,7 @@ chain_input as (
     union all
 
     -- other touched keys: their current version, then the new events
-    select
+    select {{ broadcast_late_keys }}
         {%- for c in ['source_database', 'source_table', 'primary_key', 'op', 'row', 'is_deleted',
             'source_format', 'change_id', 'event_ts', 'source_log_file', 'source_log_pos',
             'landing_seq', 'message_index', 'element_index', 'row_index', 'split_order',
@@ -105,7 +109,7 @@ chain_input as (
 
     union all
 
-    select
+    select {{ broadcast_late_keys }}
         new_events.*,
         {{ no_base_version }},
         cast(null as bigint) as base_chain_start_landing
@@ -213,7 +217,7 @@ new_keys as (
 
 kept_versions as (
     -- the current versions of keys without new events
-    select existing.*
+    select {{ broadcast_new_keys }} existing.*
     from {{ this }} as existing
     left anti join new_keys
         on {{ cdc_same_key('existing', 'new_keys') }}

@@ -360,3 +360,40 @@ def test_relanding_adds_nothing(built):
     assert built.rows(
         "select count(*) as n from {schema}_raw.raw_messages where kafka_topic = 'dbz_seq'"
     ) == [{"n": 12}]
+
+
+def test_scd2_versions_test_finds_every_broken_chain(built):
+    """The generic test on cdc_history returns each version that breaks its key's chain, with the
+    reason; a valid chain returns nothing (the build above passes it on real history)."""
+    from cdc_lake.dbt import run_dbt
+
+    t = "timestamp'2024-01-01 00:00:0{}'".format
+    cases = [  # key, version_number, valid_from, valid_to, is_current
+        ("ok", 1, t(1), t(2), False),
+        ("ok", 2, t(2), "null", True),
+        ("gap", 1, t(1), t(2), False),
+        ("gap", 2, t(2), t(3), False),
+        ("gap", 4, t(3), "null", True),
+        ("twice", 1, t(1), t(2), False),
+        ("twice", 1, t(2), "null", True),
+        ("no_current", 1, t(1), "null", False),
+        ("overlap", 1, t(1), t(4), False),
+        ("overlap", 2, t(2), "null", True),
+        ("backwards", 1, t(5), t(2), False),
+        ("backwards", 2, t(2), "null", True),
+    ]
+    values = ", ".join(f"('{k}', {v}, {f}, {to}, {c})" for k, v, f, to, c in cases)
+    built.spark.sql(
+        f"create or replace temporary view scd2_cases (k, version_number, valid_from, valid_to, is_current) "
+        f"as values {values}"
+    )
+    result = run_dbt(["compile", "--inline", "{{ test_cdc_scd2_versions('scd2_cases', ['k']) }}"])
+    sql = result.results[0].node.compiled_code
+    found = sorted((r["k"], r["version_number"], r["violation"]) for r in built.spark.sql(sql).collect())
+    assert found == [
+        ("backwards", 1, "valid_from is after valid_to"),
+        ("gap", 4, "the version numbers of the key are not 1, 2, 3, ... (a gap or a repeat)"),
+        ("no_current", 1, "is_current is not the same as valid_to is null"),
+        ("overlap", 1, "valid_to is not the valid_from of the next version (null for the last)"),
+        ("twice", 1, "the version numbers of the key are not 1, 2, 3, ... (a gap or a repeat)"),
+    ]

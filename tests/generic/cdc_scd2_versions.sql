@@ -1,0 +1,45 @@
+{% test cdc_scd2_versions(model, key_columns) %}
+    {#-
+        Fails for every version of an SCD2 model that breaks its key's chain, with the reason in
+        `violation`: valid_from null or after valid_to, valid_to not the next version's valid_from
+        (null for the last version), version numbers of a key that are not 1, 2, 3, ..., or
+        is_current not the same as "valid_to is null". One pass (a window per key) checks the grain
+        too: version numbers 1, 2, 3, ... make (key, version_number) unique, and a chain whose last
+        version alone has a null valid_to has exactly one current version.
+    -#}
+    with versions as (
+        select
+            {{ key_columns | join(', ') }},
+            version_number,
+            valid_from,
+            valid_to,
+            is_current,
+            lead(valid_from) over (
+                partition by {{ key_columns | join(', ') }} order by version_number, valid_from
+            ) as next_valid_from,
+            row_number() over (
+                partition by {{ key_columns | join(', ') }} order by version_number, valid_from
+            ) as expected_version_number
+        from {{ model }}
+    ),
+
+    checked as (
+        select
+            *,
+            case
+                when valid_from is null then 'valid_from is null'
+                when valid_from > valid_to then 'valid_from is after valid_to'
+                when not (valid_to <=> next_valid_from)
+                    then 'valid_to is not the valid_from of the next version (null for the last)'
+                when version_number is null or version_number != expected_version_number
+                    then 'the version numbers of the key are not 1, 2, 3, ... (a gap or a repeat)'
+                when not ((valid_to is null) <=> is_current)
+                    then 'is_current is not the same as valid_to is null'
+            end as violation
+        from versions
+    )
+
+    select *
+    from checked
+    where violation is not null
+{% endtest %}
