@@ -29,7 +29,7 @@
 {%- set incremental = cdc_is_incremental() -%}
 {%- set watermark = cdc_watermark() -%}
 {#- a small increment's keys are broadcast to the joins, not the history shuffled to them -#}
-{%- set is_small_increment = incremental and cdc_is_small_increment(ref('cdc_changes'), watermark) -%}
+{%- set is_small_increment = cdc_is_small_increment(ref('cdc_changes'), watermark) -%}
 {%- set broadcast_late_keys = '/*+ broadcast(late_keys) */' if is_small_increment else '' -%}
 {%- set broadcast_new_keys = '/*+ broadcast(new_keys) */' if is_small_increment else '' -%}
 {#- where this build writes the closed versions of re-chained keys -#}
