@@ -13,6 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 
+FUNCTIONS_JAR = Path(__file__).resolve().parent / "jvm" / "cdc-lake-functions.jar"
+"""The jar of the project's JVM functions that scripts/build_jvm.sh builds (profiles.yml names it
+relative to the project root: python/cdc_lake/jvm/cdc-lake-functions.jar)."""
+
+
 def _env(name: str, default: str) -> str:
     value = os.environ.get(name, "").strip()
     return value or default
@@ -28,6 +33,7 @@ class Settings:
     schema: str
     driver_memory: str
     shuffle_partitions: str
+    functions_jar: Path
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -56,6 +62,8 @@ class Settings:
             "spark.sql.legacy.createHiveTableByDefault": "false",
             "spark.ui.enabled": "false",
             "spark.ui.showConsoleProgress": "false",
+            # the project's JVM functions (python/cdc_lake/jvm/, built by scripts/setup.sh)
+            "spark.jars": str(self.functions_jar),
         }
         conf.update(self.extra)
         return conf
@@ -77,5 +85,6 @@ def load_settings() -> Settings:
         schema=_env("CDC_LAKE_SCHEMA", "cdc_lake"),
         driver_memory=_env("CDC_LAKE_DRIVER_MEMORY", "4g"),
         shuffle_partitions=_env("CDC_LAKE_SHUFFLE_PARTITIONS", "8"),
+        functions_jar=Path(_env("CDC_LAKE_FUNCTIONS_JAR", str(FUNCTIONS_JAR))).absolute(),
         extra=extra,
     )

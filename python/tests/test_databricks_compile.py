@@ -206,6 +206,10 @@ def test_databricks_target_compiles_every_model_and_test(
         assert node["compiled_code"].strip(), f"{name} compiled to nothing"
         assert "cdc_raw_ci" in node["compiled_code"] or "cdc_lake_ci" in node["compiled_code"], name
 
+    # Databricks gets no jar: the exact-JSON normalization is the regular expressions there.
+    staging = models["stg_canal_json__changes"]["compiled_code"]
+    assert "regexp_replace" in staging and ".cdc_exact_json(" not in staging
+
     # Spark's own SQL parser (parsing only: no catalog, no data) accepts every compiled model and test.
     parser = lake.spark._jsparkSession.sessionState().sqlParser()
     syntax_errors = {}
@@ -236,17 +240,19 @@ def test_databricks_target_compiles_every_model_and_test(
 
 
 def test_platform_macros_dispatch_per_target(workspace: FakeWorkspace, dbt_state: Path, tmp_path: Path) -> None:
-    inline = "select '{{ cdc_file_format() }}' as file_format, {{ cdc_is_databricks() }} as is_databricks"
-    on_databricks = _dbt(dbt_state, "compile", "--target", "databricks", "--inline", inline)
-    assert on_databricks.results[0].node.compiled_code.strip() == (
-        "select 'delta' as file_format, True as is_databricks"
+    inline = (
+        "select '{{ cdc_file_format() }}' as file_format, {{ cdc_is_databricks() }} as is_databricks, "
+        "{{ cdc_exact_json('t') }} as exact"
     )
+    on_databricks = _dbt(dbt_state, "compile", "--target", "databricks", "--inline", inline)
+    compiled = on_databricks.results[0].node.compiled_code.strip()
+    assert compiled.startswith("select 'delta' as file_format, True as is_databricks, regexp_replace(")
     # The thrift target (a local Spark Thrift Server) is Spark, not Databricks. Compiling inline SQL
     # opens no connection to it.
     on_thrift = _dbt(tmp_path, "compile", "--target", "thrift", "--inline", inline,
                      "--no-populate-cache")
     assert on_thrift.results[0].node.compiled_code.strip() == (
-        "select 'parquet' as file_format, False as is_databricks"
+        "select 'parquet' as file_format, False as is_databricks, cdc_lake_ci.cdc_exact_json(t) as exact"
     )
 
 
@@ -263,6 +269,8 @@ def test_databricks_run_emits_delta_ddl(workspace: FakeWorkspace, dbt_state: Pat
             assert re.search(r"partitioned by \(landing_seq\)", statement, re.I), statement
     assert any(re.search(r"\busing delta\b", s, re.I) for s in ddl_mart), ddl_mart
     assert not any(re.search(r"\busing parquet\b", s, re.I) for s in ddl), ddl
+    # no JVM functions are created there (the on-run-start hook does nothing on Databricks)
+    assert not any(re.search(r"\bcreate\b.*\bfunction\b", s, re.I) for s in workspace.statements)
     # Every statement sent is valid Spark SQL.
     parser = lake.spark._jsparkSession.sessionState().sqlParser()
     for statement in workspace.statements:

@@ -14,7 +14,9 @@ MACRO = Path(__file__).resolve().parents[2] / "macros" / "staging" / "cdc_exact_
 
 
 def _sql_literals(sql: str) -> list[str]:
-    body = re.sub(r"\{#.*?#\}", "", sql, flags=re.S)  # drop the Jinja comment
+    """The SQL string literals of the macro cdc_exact_json_regex."""
+    body = sql.split("{% macro cdc_exact_json_regex", 1)[1].split("{% endmacro %}", 1)[0]
+    body = re.sub(r"\{#.*?#\}", "", body, flags=re.S)  # drop the Jinja comment
     return [
         re.sub(r"\\(.)", r"\1", literal)  # Spark SQL string escapes: \\ -> \, \' -> '
         for literal in re.findall(r"'((?:[^'\\]|\\.)*)'", body)

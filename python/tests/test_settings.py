@@ -9,7 +9,8 @@ import yaml
 
 from cdc_lake.settings import load_settings
 
-PROFILES = Path(__file__).resolve().parents[2] / "profiles" / "profiles.yml"
+PROJECT_DIR = Path(__file__).resolve().parents[2]
+PROFILES = PROJECT_DIR / "profiles" / "profiles.yml"
 
 
 def _render_defaults(text: str) -> str:
@@ -19,7 +20,7 @@ def _render_defaults(text: str) -> str:
 
 def test_local_target_mirrors_settings(monkeypatch, tmp_path):
     for name in ("CDC_LAKE_WAREHOUSE", "CDC_LAKE_METASTORE", "CDC_LAKE_DRIVER_MEMORY",
-                 "CDC_LAKE_SHUFFLE_PARTITIONS", "CDC_LAKE_SPARK_CONF", "CDC_LAKE_SCHEMA"):
+                 "CDC_LAKE_SHUFFLE_PARTITIONS", "CDC_LAKE_SPARK_CONF", "CDC_LAKE_SCHEMA", "CDC_LAKE_FUNCTIONS_JAR"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(tmp_path)
     profile = yaml.safe_load(_render_defaults(PROFILES.read_text()))
@@ -32,5 +33,7 @@ def test_local_target_mirrors_settings(monkeypatch, tmp_path):
     profile_db = re.search(r"databaseName=([^;]+)", params.pop(url)).group(1)
     settings_db = re.search(r"databaseName=([^;]+)", conf.pop(url)).group(1)
     assert Path(profile_db).absolute() == Path(settings_db)
+    # the functions jar: settings finds it next to its package, whatever the working directory
+    assert PROJECT_DIR / params.pop("spark.jars") == Path(conf.pop("spark.jars"))
     assert params == conf
     assert local["schema"] == load_settings().schema

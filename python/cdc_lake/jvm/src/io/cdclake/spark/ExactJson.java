@@ -1,0 +1,246 @@
+package io.cdclake.spark;
+
+import org.apache.hadoop.hive.ql.exec.Description;
+import org.apache.hadoop.hive.ql.exec.UDFArgumentException;
+import org.apache.hadoop.hive.ql.metadata.HiveException;
+import org.apache.hadoop.hive.ql.udf.generic.GenericUDF;
+import org.apache.hadoop.hive.serde2.objectinspector.ObjectInspector;
+import org.apache.hadoop.hive.serde2.objectinspector.PrimitiveObjectInspector;
+import org.apache.hadoop.hive.serde2.objectinspector.primitive.PrimitiveObjectInspectorFactory;
+import org.apache.hadoop.hive.serde2.objectinspector.primitive.StringObjectInspector;
+
+/**
+ * The JSON normalization of the dbt macro {@code cdc_exact_json}, as one linear scan per pass
+ * instead of two regular-expression replacements: the same output, character for character.
+ *
+ * <ol>
+ *   <li>Strip: drop {@code //} and {@code /* *}{@code /} comments and a trailing comma before
+ *       {@code }} or {@code ]} (also with comments between them); string literals are kept.
+ *   <li>Quote: put quotes around every bare number that follows {@code :}, {@code [} or
+ *       {@code ,} (after optional whitespace), so that {@code from_json} keeps its exact text.
+ * </ol>
+ *
+ * <p>The regular expressions it replaces (python/cdc_lake/exact_json.py holds them too):
+ * <pre>
+ * strip: ("(?:[^"\\]++|\\.)*+")|,(?:\s++|//[^\n]*+|/\*(?s:.*?)\*&#47;)*+([}\]])|//[^\n]*+|/\*(?s:.*?)\*&#47;
+ *        replaced by $1$2
+ * quote: "((?:[^"\\]++|\\.)*+)"|([:\[,]\s*+)(-?[0-9][0-9.eE+\-]*+)
+ *        replaced by $2"$1$3"
+ * </pre>
+ * Every rule below mirrors one part of them, including what happens when a part does not match
+ * (an unterminated string or comment is then ordinary text).
+ */
+@Description(
+    name = "cdc_exact_json",
+    value = "_FUNC_(text) - text with comments and trailing commas dropped and bare numbers quoted")
+public final class ExactJson extends GenericUDF {
+
+  private transient StringObjectInspector input;
+
+  @Override
+  public ObjectInspector initialize(ObjectInspector[] arguments) throws UDFArgumentException {
+    if (arguments.length != 1
+        || arguments[0].getCategory() != ObjectInspector.Category.PRIMITIVE
+        || ((PrimitiveObjectInspector) arguments[0]).getPrimitiveCategory()
+            != PrimitiveObjectInspector.PrimitiveCategory.STRING) {
+      throw new UDFArgumentException("cdc_exact_json takes one string argument");
+    }
+    input = (StringObjectInspector) arguments[0];
+    return PrimitiveObjectInspectorFactory.javaStringObjectInspector;
+  }
+
+  @Override
+  public Object evaluate(DeferredObject[] arguments) throws HiveException {
+    Object value = arguments[0].get();
+    if (value == null) {
+      return null;
+    }
+    String text = input.getPrimitiveJavaObject(value);
+    return text == null ? null : normalize(text);
+  }
+
+  @Override
+  public String getDisplayString(String[] children) {
+    return "cdc_exact_json(" + children[0] + ")";
+  }
+
+  /** Both passes. */
+  public static String normalize(String text) {
+    return quoteNumbers(strip(text));
+  }
+
+  /** Pass 1: drop comments and trailing commas, keep string literals. */
+  public static String strip(String s) {
+    int n = s.length();
+    StringBuilder out = null; // allocated at the first change
+    int copied = 0; // s[copied, i) is still to be appended to out
+    int i = 0;
+    while (i < n) {
+      char c = s.charAt(i);
+      if (c == '"') {
+        int end = stringEnd(s, i);
+        i = end > 0 ? end : i + 1;
+      } else if (c == ',') {
+        int bracket = trailingCommaBracket(s, i);
+        if (bracket > 0) {
+          out = flush(out, s, copied, i);
+          copied = bracket; // the comma and what follows it up to the bracket are dropped
+          i = bracket; // the bracket itself is ordinary text
+        } else {
+          i++;
+        }
+      } else if (c == '/' && i + 1 < n && s.charAt(i + 1) == '/') {
+        out = flush(out, s, copied, i);
+        i = lineCommentEnd(s, i);
+        copied = i;
+      } else if (c == '/' && i + 1 < n && s.charAt(i + 1) == '*') {
+        int end = blockCommentEnd(s, i);
+        if (end > 0) {
+          out = flush(out, s, copied, i);
+          i = end;
+          copied = i;
+        } else {
+          i++;
+        }
+      } else {
+        i++;
+      }
+    }
+    if (out == null) {
+      return s;
+    }
+    out.append(s, copied, n);
+    return out.toString();
+  }
+
+  /** Pass 2: quote the bare numbers after {@code :}, {@code [} or {@code ,}. */
+  public static String quoteNumbers(String s) {
+    int n = s.length();
+    StringBuilder out = null;
+    int copied = 0;
+    int i = 0;
+    while (i < n) {
+      char c = s.charAt(i);
+      if (c == '"') {
+        int end = stringEnd(s, i);
+        i = end > 0 ? end : i + 1;
+      } else if (c == ':' || c == '[' || c == ',') {
+        int start = i + 1;
+        while (start < n && isSpace(s.charAt(start))) {
+          start++;
+        }
+        int digit = start < n && s.charAt(start) == '-' ? start + 1 : start;
+        if (digit < n && isDigit(s.charAt(digit))) {
+          int end = digit + 1;
+          while (end < n && isNumberChar(s.charAt(end))) {
+            end++;
+          }
+          if (out == null) {
+            out = new StringBuilder(n + 16);
+          }
+          out.append(s, copied, start).append('"').append(s, start, end).append('"');
+          copied = end;
+          i = end;
+        } else {
+          i++;
+        }
+      } else {
+        i++;
+      }
+    }
+    if (out == null) {
+      return s;
+    }
+    out.append(s, copied, n);
+    return out.toString();
+  }
+
+  private static StringBuilder flush(StringBuilder out, String s, int from, int to) {
+    if (out == null) {
+      out = new StringBuilder(s.length());
+    }
+    return out.append(s, from, to);
+  }
+
+  /**
+   * The index after the string literal that opens at {@code start}, or -1 when it does not close:
+   * {@code "(?:[^"\\]++|\\.)*+"}, where {@code .} is any character but a line terminator.
+   */
+  static int stringEnd(String s, int start) {
+    int n = s.length();
+    int j = start + 1;
+    while (j < n) {
+      char c = s.charAt(j);
+      if (c == '"') {
+        return j + 1;
+      }
+      if (c == '\\') {
+        if (j + 1 < n && !isLineTerminator(s.charAt(j + 1))) {
+          j += 2;
+        } else {
+          return -1;
+        }
+      } else {
+        j++;
+      }
+    }
+    return -1;
+  }
+
+  /**
+   * For a comma at {@code comma}: the index of the {@code }} or {@code ]} it trails, with only
+   * whitespace and comments between them, or -1:
+   * {@code ,(?:\s++|//[^\n]*+|/\*(?s:.*?)\*&#47;)*+([}\]])}.
+   */
+  static int trailingCommaBracket(String s, int comma) {
+    int n = s.length();
+    int j = comma + 1;
+    while (j < n) {
+      char c = s.charAt(j);
+      if (isSpace(c)) {
+        j++;
+      } else if (c == '/' && j + 1 < n && s.charAt(j + 1) == '/') {
+        j = lineCommentEnd(s, j);
+      } else if (c == '/' && j + 1 < n && s.charAt(j + 1) == '*') {
+        int end = blockCommentEnd(s, j);
+        if (end < 0) {
+          break;
+        }
+        j = end;
+      } else {
+        break;
+      }
+    }
+    return j < n && (s.charAt(j) == '}' || s.charAt(j) == ']') ? j : -1;
+  }
+
+  /** {@code //[^\n]*+}: the index of the newline that ends the comment (kept), or the end. */
+  static int lineCommentEnd(String s, int start) {
+    int end = s.indexOf('\n', start + 2);
+    return end < 0 ? s.length() : end;
+  }
+
+  /** {@code /\*(?s:.*?)\*&#47;}: the index after the first closing {@code *}{@code /}, or -1. */
+  static int blockCommentEnd(String s, int start) {
+    int end = s.indexOf("*/", start + 2);
+    return end < 0 ? -1 : end + 2;
+  }
+
+  /** Java's {@code \s}: space, tab, newline, vertical tab, form feed, carriage return. */
+  static boolean isSpace(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\u000B' || c == '\f' || c == '\r';
+  }
+
+  /** What Java's {@code .} does not match (without DOTALL). */
+  static boolean isLineTerminator(char c) {
+    return c == '\n' || c == '\r' || c == '\u0085' || c == '\u2028' || c == '\u2029';
+  }
+
+  static boolean isDigit(char c) {
+    return c >= '0' && c <= '9';
+  }
+
+  static boolean isNumberChar(char c) {
+    return (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-';
+  }
+}
