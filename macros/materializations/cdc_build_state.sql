@@ -7,15 +7,21 @@
         that moment can leave a partition missing or only some partitions new, and the next
         incremental build, reading its watermark from that table, would continue from a state
         that never existed. cdc_is_incremental() sees 'running' and rebuilds the model whole
-        instead.
+        instead. The pre-hook also records `cdc_lake.built_above`, the watermark this build starts
+        from (0 when it rebuilds the model whole), so that the data tests can check the landings
+        the build added (cdc_tested_watermark).
     -#}
     {%- if execute and config.get('materialized') == 'incremental' -%}
         {%- set existing = adapter.get_relation(
             database=relation.database, schema=relation.schema, identifier=relation.identifier
         ) -%}
         {%- if existing is not none and existing.type != 'view' -%}
+            {%- set properties = ["'cdc_lake.build' = '" ~ state ~ "'"] -%}
+            {%- if state == 'running' -%}
+                {%- do properties.append("'cdc_lake.built_above' = '" ~ cdc_watermark() ~ "'") -%}
+            {%- endif -%}
             {%- do run_query(
-                "alter table " ~ relation ~ " set tblproperties ('cdc_lake.build' = '" ~ state ~ "')"
+                "alter table " ~ relation ~ " set tblproperties (" ~ properties | join(', ') ~ ")"
             ) -%}
         {%- endif -%}
     {%- endif -%}
@@ -45,4 +51,26 @@
         {{- return(false) -}}
     {%- endif -%}
     {{- return(not cdc_build_interrupted(this)) -}}
+{% endmacro %}
+
+
+{% macro cdc_tested_watermark(relation) %}
+    {#-
+        The landings the data tests of a build need to check in the incremental model `relation`:
+        those above the returned landing_seq, the watermark its last build started from
+        (`cdc_lake.built_above`, see cdc_mark_build). 0, so every row is checked, on a first build,
+        a --full-refresh, after a build that did not finish, or when the table does not say.
+    -#}
+    {%- if not execute or flags.FULL_REFRESH or relation is none -%}
+        {{- return(0) -}}
+    {%- endif -%}
+    {%- set properties = {} -%}
+    {%- for row in run_query('show tblproperties ' ~ relation).rows -%}
+        {%- do properties.update({row[0] | string: row[-1] | string}) -%}
+    {%- endfor -%}
+    {%- set built_above = properties.get('cdc_lake.built_above', '0') -%}
+    {%- if properties.get('cdc_lake.build') != 'complete' or not built_above.isdigit() -%}
+        {{- return(0) -}}
+    {%- endif -%}
+    {{- return(built_above | int) -}}
 {% endmacro %}

@@ -397,3 +397,42 @@ def test_scd2_versions_test_finds_every_broken_chain(built):
         ("overlap", 1, "valid_to is not the valid_from of the next version (null for the last)"),
         ("twice", 1, "the version numbers of the key are not 1, 2, 3, ... (a gap or a repeat)"),
     ]
+
+
+def test_scd2_versions_test_checks_the_keys_the_last_build_changed(built):
+    """With new_landings_of, a scheduled build's test checks every version of the keys whose
+    versions came with the landings above the model's recorded watermark, and no other key; when
+    the property says the last build did not finish, every key again."""
+    from cdc_lake.dbt import run_dbt
+
+    schema = built.schema
+    t = "timestamp'2024-01-01 00:00:0{}'".format
+    cases = [  # key, version_number, valid_from, valid_to, is_current, landing_seq
+        ("changed_gap", 1, t(1), t(2), False, 1),
+        ("changed_gap", 3, t(2), "null", True, 2),
+        ("old_overlap", 1, t(1), t(4), False, 1),
+        ("old_overlap", 2, t(2), "null", True, 1),
+    ]
+    values = ", ".join(f"('{k}', {v}, {f}, {to}, {c}, {s})" for k, v, f, to, c, s in cases)
+    built.spark.sql(f"drop table if exists {schema}.scd2_scoped_cases")
+    built.spark.sql(
+        f"create table {schema}.scd2_scoped_cases using parquet as select * from values {values} "
+        "as t(k, version_number, valid_from, valid_to, is_current, landing_seq)"
+    )
+
+    def violations(build_state):
+        built.spark.sql(
+            f"alter table {schema}.scd2_scoped_cases set tblproperties "
+            f"('cdc_lake.build' = '{build_state}', 'cdc_lake.built_above' = '1')"
+        )
+        relation = f"api.Relation.create(schema='{schema}', identifier='scd2_scoped_cases')"
+        result = run_dbt([
+            "compile", "--inline",
+            f"{{{{ test_cdc_scd2_versions({relation}, ['k'], new_landings_of='scd2_scoped_cases') }}}}",
+        ])
+        sql = result.results[0].node.compiled_code
+        return sorted(r["k"] for r in built.spark.sql(sql).collect())
+
+    assert violations("complete") == ["changed_gap"]
+    assert violations("running") == ["changed_gap", "old_overlap"]
+    built.spark.sql(f"drop table {schema}.scd2_scoped_cases")

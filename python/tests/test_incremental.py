@@ -15,6 +15,7 @@ them whole.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 from urllib.parse import urlparse
@@ -119,7 +120,7 @@ def runs(lake, tmp_path_factory):
             # Kafka dumps that overlap: offsets 0-1 then 0-3 (0-1 again are re-deliveries)
             upto = 2 if n == 2 else 4
             lake.land([write_kafka_parquet(tmp / f"dbz_{n}.parquet", debezium[:upto], keys=keys[:upto], topic="inc")], "debezium_json")
-        lake.build()
+        result = lake.build()
         if n == 3:
             # the newest landing's partition (landing 4: Debezium took landing 3)
             interrupt(lake, "stg_canal_json__changes", "landing_seq=4")
@@ -135,16 +136,22 @@ def runs(lake, tmp_path_factory):
             )[0]["n"]
     incremental, incremental_derived = snapshot(lake), derived(lake)
     superseded = {"incremental": superseded_versions(lake)}
-    lake.build("--full-refresh")
+    tested = {"incremental": _test_sql(result)}
+    tested["full"] = _test_sql(lake.build("--full-refresh"))
     full, full_derived = snapshot(lake), derived(lake)
     superseded["full"] = superseded_versions(lake)
     return (incremental, full, incremental_derived, full_derived, failures_before_widening,
-            current_after_interruption, superseded)
+            current_after_interruption, superseded, tested)
+
+
+def _test_sql(result):
+    """The SQL each data test of a build ran, by test name."""
+    return {r.node.name: r.node.compiled_code for r in result.results if r.node.resource_type == "test"}
 
 
 def test_incremental_equals_full_refresh(runs):
     """Also after the simulated interrupted build (its damage is checked first)."""
-    incremental, full, incremental_derived, full_derived, _, current_after_interruption, _ = runs
+    incremental, full, incremental_derived, full_derived, _, current_after_interruption, _, _ = runs
     assert current_after_interruption == 0
     assert incremental[0] == full[0]
     assert incremental[1] == full[1]
@@ -156,7 +163,7 @@ def test_incremental_equals_full_refresh(runs):
 def test_widened_column_is_checked_again(runs):
     """Landing 5 widens v from int to string: the old landings' failures are gone, as in a full
     rebuild, and every landing's checks carry the table's new type hash."""
-    _, _, incremental_derived, full_derived, failures_before_widening, _, _ = runs
+    _, _, incremental_derived, full_derived, failures_before_widening, _, _, _ = runs
     assert failures_before_widening > 0
     assert [r for r in incremental_derived["cdc_conversion_failures"] if r["column_name"] == "v"] == []
     hashes = {
@@ -198,6 +205,28 @@ def test_duplicates_do_not_create_versions(runs):
         ("d", '{"id":"1"}'), ("t", '{"id":"1"}'), ("t", '{"id":"2"}'), ("t", '{"id":"3"}'),
         ("t", '{"id":"40"}'), ("t", '{"id":"6"}'),
     ]
+
+
+def test_scheduled_build_tests_the_landings_it_added(runs):
+    """The fifth build started from landing 6 (cdc_lake.built_above; 5 for the Canal staging
+    model, landing 6 was Debezium's): its data tests on the big incremental models read landing 7
+    (the chains of the keys it changed, for cdc_history), while the --full-refresh build tests
+    every row."""
+    tested = runs[7]
+    incremental, full = tested["incremental"], tested["full"]
+    scoped = {
+        "not_null_cdc_changes_change_id": 6,
+        "cdc_unique_new_values_cdc_changes_change_id__cdc_changes": 6,
+        "not_null_int_cdc__message_outcomes_message_id": 6,
+        "cdc_event_kind_is_known_stg_canal_json__changes_": 5,
+        "not_null_cdc_history_valid_from": 6,
+    }
+    for name, watermark in scoped.items():
+        assert re.search(rf"landing_seq > {watermark}\b", incremental[name]), name
+        assert "landing_seq >" not in full[name], name
+    scd2 = next(name for name in incremental if name.startswith("cdc_scd2_versions_cdc_history"))
+    assert "changed_keys" in incremental[scd2] and "landing_seq > 6" in incremental[scd2]
+    assert "changed_keys" not in full[scd2]
 
 
 def test_history_partitions_follow_the_closing_landing(runs):

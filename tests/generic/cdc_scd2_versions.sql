@@ -1,4 +1,4 @@
-{% test cdc_scd2_versions(model, key_columns) %}
+{% test cdc_scd2_versions(model, key_columns, new_landings_of=none) %}
     {#-
         Fails for every version of an SCD2 model that breaks its key's chain, with the reason in
         `violation`: valid_from null or after valid_to, valid_to not the next version's valid_from
@@ -6,8 +6,38 @@
         is_current not the same as "valid_to is null". One pass (a window per key) checks the grain
         too: version numbers 1, 2, 3, ... make (key, version_number) unique, and a chain whose last
         version alone has a null valid_to has exactly one current version.
+        With `new_landings_of` (the incremental model that stores the versions), only the chains
+        of the keys that the landings of its last build changed are checked (every version of
+        such a key): the chains of other keys are as an earlier build left and tested them.
     -#}
-    with versions as (
+    {%- set watermark = cdc_tested_watermark(adapter.get_relation(
+        database=model.database, schema=model.schema, identifier=new_landings_of
+    )) if new_landings_of else 0 %}
+    with
+
+    {% if watermark > 0 -%}
+    changed_keys as (
+        select distinct {{ key_columns | join(', ') }}
+        from {{ model }}
+        where landing_seq > {{ watermark }}
+    ),
+
+    tested as (
+        select tested_versions.*
+        from {{ model }} as tested_versions
+        left semi join changed_keys
+            on
+            {%- for column in key_columns %}
+                {{ 'and ' if not loop.first }}tested_versions.{{ column }} <=> changed_keys.{{ column }}
+            {%- endfor %}
+    ),
+    {%- else -%}
+    tested as (
+        select * from {{ model }}
+    ),
+    {%- endif %}
+
+    versions as (
         select
             {{ key_columns | join(', ') }},
             version_number,
@@ -20,7 +50,7 @@
             row_number() over (
                 partition by {{ key_columns | join(', ') }} order by version_number, valid_from
             ) as expected_version_number
-        from {{ model }}
+        from tested
     ),
 
     checked as (
