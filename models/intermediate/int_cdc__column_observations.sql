@@ -4,6 +4,12 @@
     and kind of image (a full insert/snapshot image or not), with the Spark types its values need
     and where it was first and last seen. Incremental: a build adds the new landings' partitions,
     so cdc_columns reads this small table instead of every column of every change.
+
+    The type text of a column is the same in almost every change, so its declared Spark type
+    (cdc_spark_type_for, several regular expressions) is derived once per distinct source type and
+    JDBC code and broadcast to the exploded columns; a value is looked at only in the columns whose
+    type depends on their values (int/bigint widened by large values, unsized DECIMALs), and the
+    few types the values need are collected per group.
 -#}
 {{
     config(
@@ -36,6 +42,39 @@ changes as (
     where landing_seq > {{ cdc_watermark() }}
 ),
 
+type_metadata as (
+    -- every (source type, JDBC code) pair the changes carry for a column: a column that is in
+    -- neither map has neither, and no declared type
+    select distinct
+        changes.column_types[typed_column.column_name] as source_type,
+        changes.column_jdbc_types[typed_column.column_name] as jdbc_type
+    from changes
+        lateral view explode(
+            array_union(
+                coalesce(map_keys(changes.column_types), array()),
+                coalesce(map_keys(changes.column_jdbc_types), array())
+            )
+        ) typed_column as column_name
+),
+
+declared_types as (
+    select
+        source_type,
+        jdbc_type,
+        case
+            when source_type is not null or jdbc_type is not null
+                then {{ cdc_spark_type_for('source_type', 'jdbc_type') }}
+        end as declared_spark_type
+    from type_metadata
+),
+
+sized_types as (
+    select
+        *,
+        {{ cdc_is_unsized_decimal('declared_spark_type', 'source_type') }} as is_unsized_decimal
+    from declared_types
+),
+
 change_observations as (
     -- every column of every change: its type metadata, position and values
     select
@@ -45,8 +84,8 @@ change_observations as (
         change_column.column_index + 1 as column_position,
         changes.column_types[change_column.column_name] as source_type,
         changes.column_jdbc_types[change_column.column_name] as jdbc_type,
-        array(changes.after[change_column.column_name], changes.before[change_column.column_name])
-            as column_values,
+        changes.after[change_column.column_name] as after_text,
+        changes.before[change_column.column_name] as before_text,
         changes.op in ('insert', 'snapshot') as is_full_image,
         changes.event_ts,
         changes.event_position,
@@ -56,28 +95,63 @@ change_observations as (
 ),
 
 typed_observations as (
-    select
-        *,
-        case
-            when source_type is not null or jdbc_type is not null
-                then {{ cdc_spark_type_for('source_type', 'jdbc_type') }}
-        end as declared_spark_type
+    -- sized_types has a row per distinct type: broadcast to the join (the hint's argument is a
+    -- relation, which sqlfluff reads as an unqualified column)
+    select /*+ broadcast(sized_types) */  -- noqa: RF02
+        change_observations.*,
+        sized_types.declared_spark_type,
+        sized_types.is_unsized_decimal
     from change_observations
+    left join sized_types
+        on
+            change_observations.source_type <=> sized_types.source_type
+            and change_observations.jdbc_type <=> sized_types.jdbc_type
 ),
 
-sized_observations as (
+valued_observations as (
     select
         *,
-        {{ cdc_is_unsized_decimal('declared_spark_type', 'source_type') }} as is_unsized_decimal
+        -- the types the after and the before value need, through one lambda (its code once, not
+        -- twice, keeps the stage's generated method small enough for the JIT compiler)
+        transform(
+            array(after_text, before_text),
+            value_text -> {{ cdc_value_spark_type('value_text', 'declared_spark_type', 'is_unsized_decimal') }}
+        ) as value_spark_types
     from typed_observations
 ),
 
-widened_observations as (
+grouped_observations as (
     select
-        *,
-        {{ cdc_observed_spark_types('declared_spark_type', 'is_unsized_decimal', 'column_values') }}
-            as observed_spark_types
-    from sized_observations
+        source_database,
+        source_table,
+        column_name,
+        column_position,
+        source_type,
+        jdbc_type,
+        is_full_image,
+        -- one declared type per source type and JDBC code
+        declared_spark_type,
+        is_unsized_decimal,
+        -- collect_set: a buffer holds the few distinct types the values need, nulls left out
+        array_union(collect_set(value_spark_types[0]), collect_set(value_spark_types[1])) as value_spark_types,
+        count(*) as observations,
+        min(event_position) as first_position,
+        max(event_position) as last_position,
+        min(event_ts) as first_event_ts,
+        max(event_ts) as last_event_ts,
+        landing_seq
+    from valued_observations
+    group by
+        landing_seq,
+        source_database,
+        source_table,
+        column_name,
+        column_position,
+        source_type,
+        jdbc_type,
+        is_full_image,
+        declared_spark_type,
+        is_unsized_decimal
 )
 
 select
@@ -88,22 +162,13 @@ select
     source_type,
     jdbc_type,
     is_full_image,
-    -- collect_set: an aggregation buffer holds the few distinct type lists, not one per observation
-    array_sort(array_distinct(flatten(collect_set(observed_spark_types)))) as observed_spark_types,
-    bool_or(is_unsized_decimal) as is_unsized_decimal,
-    count(*) as observations,
-    min(event_position) as first_position,
-    max(event_position) as last_position,
-    min(event_ts) as first_event_ts,
-    max(event_ts) as last_event_ts,
+    {{ cdc_observed_spark_types('declared_spark_type', 'is_unsized_decimal', 'value_spark_types') }}
+        as observed_spark_types,
+    is_unsized_decimal,
+    observations,
+    first_position,
+    last_position,
+    first_event_ts,
+    last_event_ts,
     landing_seq
-from widened_observations
-group by
-    landing_seq,
-    source_database,
-    source_table,
-    column_name,
-    column_position,
-    source_type,
-    jdbc_type,
-    is_full_image
+from grouped_observations

@@ -9,6 +9,12 @@
     landing again only when a table in it has other column types now (a type widened, a column was
     added, a DDL declared a type), since that can change which of its values convert. The Spark
     types in use and the landings to check again are read at execution time.
+
+    Most values are plain text of their column's type (an integer, a decimal with no more fraction
+    digits than the scale, a datetime, any text for a string column): cdc_surely_converts tells
+    them with a few casts, and the full conversion (cdc_typed_value) runs only for the others.
+    The tables each landing changed come from int_cdc__table_changes, which has counted them
+    already.
 -#}
 {{
     config(
@@ -59,6 +65,15 @@ changes as (
     where landing_seq > {{ watermark }}{{ recheck_filter }}
 ),
 
+table_changes as (
+    select
+        source_database,
+        source_table,
+        landing_seq
+    from {{ ref('int_cdc__table_changes') }}
+    where landing_seq > {{ watermark }}{{ recheck_filter }}
+),
+
 version_events as (
     {{ cdc_version_events('changes', extra_columns=['column_types']) }}
 ),
@@ -97,6 +112,33 @@ typed_values as (
             and lower(version_values.value_column) = table_columns.column_key
 ),
 
+plain_checks as (
+    -- a cheap test per value: most values are plain text of their column's type and surely convert
+    select
+        *,
+        {% if spark_types -%}
+        case spark_type
+            {%- for spark_type in spark_types %}
+            when '{{ spark_type }}'
+                then {{ cdc_surely_converts('value_text', spark_type, 'value_source_type') }}
+            {%- endfor %}
+            else true
+        end
+        {%- else -%}
+        true
+        {%- endif %} as surely_converts
+    from typed_values
+),
+
+uncertain_values as (
+    -- the others, few, go through an exchange: the full conversion runs in a stage of its own, so
+    -- the generated code of the stage every value passes stays small enough for the JIT compiler
+    -- (together they make one method of about 60 KB, which the JVM interprets)
+    select /*+ repartition */ *
+    from plain_checks
+    where not coalesce(surely_converts, false)
+),
+
 checked_values as (
     select
         *,
@@ -111,7 +153,7 @@ checked_values as (
         {%- else -%}
         false
         {%- endif %} as is_failure
-    from typed_values
+    from uncertain_values
 ),
 
 failures as (
@@ -138,10 +180,10 @@ failures as (
 ),
 
 checked_tables as (
-    select distinct
+    select
         'checked_table' as record_kind,
-        changes.source_database,
-        changes.source_table,
+        table_changes.source_database,
+        table_changes.source_table,
         cast(null as string) as column_name,
         cast(null as string) as primary_key,
         cast(null as int) as split_order,
@@ -152,12 +194,12 @@ checked_tables as (
         cast(null as string) as change_id,
         cast(null as string) as source_format,
         table_fingerprints.types_fingerprint,
-        changes.landing_seq
-    from changes
+        table_changes.landing_seq
+    from table_changes
     left join table_fingerprints
         on
-            changes.source_database <=> table_fingerprints.source_database
-            and changes.source_table <=> table_fingerprints.source_table
+            table_changes.source_database <=> table_fingerprints.source_database
+            and table_changes.source_table <=> table_fingerprints.source_table
 )
 
 select * from failures
