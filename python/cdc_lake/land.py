@@ -96,12 +96,37 @@ def _hash_file(path: Path, digest: "hashlib._Hash") -> None:
             digest.update(block)
 
 
+@dataclass(frozen=True)
+class _Checked:
+    """One PATH argument, checked and classified, not yet hashed."""
+
+    path: Path
+    kind: str
+    files: tuple[Path, ...] = ()
+    """A folder's files, which its source hash covers with their names; () for a file."""
+
+    def source_hash(self) -> str:
+        """The SHA-256 of the input: reads it whole."""
+        digest = hashlib.sha256()
+        if not self.files:
+            _hash_file(self.path, digest)
+        for file in self.files:
+            digest.update(str(file.relative_to(self.path)).encode())
+            _hash_file(file, digest)
+        return digest.hexdigest()
+
+
 def classify(path_text: str, format_id: str) -> LandingInput:
     """Classify one PATH, or raise LandingError naming the problem."""
+    checked = _check_input(path_text, format_id)
+    return LandingInput(checked.path, checked.kind, checked.source_hash())
+
+
+def _check_input(path_text: str, format_id: str) -> _Checked:
+    """Check and classify one PATH (reading no more than Parquet footers), or raise LandingError."""
     path = Path(path_text).absolute()
     if not path.exists():
         raise LandingError(f"{path_text}: no such file or directory")
-    digest = hashlib.sha256()
     if path.is_file():
         suffix = path.suffix.lower()
         if suffix in TEXT_SUFFIXES:
@@ -120,8 +145,7 @@ def classify(path_text: str, format_id: str) -> LandingInput:
                 ".jsonl/.json/.txt/.ndjson (one message per line), .parquet (Kafka-shaped), "
                 "or a folder"
             )
-        _hash_file(path, digest)
-        return LandingInput(path, kind, digest.hexdigest())
+        return _Checked(path, kind)
     files = sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith((".", "_")))
     if not files:
         raise LandingError(f"{path_text}: the folder holds no files")
@@ -139,10 +163,33 @@ def classify(path_text: str, format_id: str) -> LandingInput:
             f"{path_text}: a folder of one-message files is for binary formats "
             f"({', '.join(BINARY_FORMAT_IDS)} or auto), not {format_id}"
         )
-    for file in files:
-        digest.update(str(file.relative_to(path)).encode())
-        _hash_file(file, digest)
-    return LandingInput(path, "parquet" if parquet else "binary_folder", digest.hexdigest())
+    return _Checked(path, "parquet" if parquet else "binary_folder", tuple(files))
+
+
+class _Hashing:
+    """Hashes the checked inputs in a thread while Spark starts: the hashes are needed only once
+    the landings log can be read, and reading every input takes as long as a JVM takes to start.
+    A daemon thread, so that an error starting Spark is not kept waiting for it."""
+
+    def __init__(self, checked: Sequence[_Checked]):
+        self._checked = checked
+        self._result: list[LandingInput] = []
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._result = [LandingInput(c.path, c.kind, c.source_hash()) for c in self._checked]
+        except BaseException as exc:  # handed to result(), in the caller's thread
+            self._error = exc
+
+    def result(self) -> list[LandingInput]:
+        """The classified inputs with their hashes, once all are read (or the error reading one)."""
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._result
 
 
 def _check_kafka_parquet(path_text: str, files: Sequence[Path]) -> None:
@@ -695,7 +742,7 @@ def land(
             raise LandingError(str(exc)) from None
     if not paths:
         raise LandingError("no PATH given: name at least one file or folder to land")
-    inputs = [classify(p, format_id) for p in paths]
+    hashing = _Hashing([_check_input(p, format_id) for p in paths])
 
     from cdc_lake.spark import get_spark
 
@@ -703,6 +750,7 @@ def land(
     spark = spark or get_spark(settings)
     ensure_tables(spark, settings)
     _drop_uncommitted(spark, settings, say)
+    inputs = hashing.result()
 
     report = LandingReport()
     landed_hashes = {

@@ -161,3 +161,26 @@ def test_hash_of_the_text_bytes_is_the_hash_of_its_utf8_encoding(lake):
         "is_valid_utf8(t) as valid", "sha2(cast(t as binary), 256) as raw", "sha2(encode(t, 'UTF-8'), 256) as encoded"
     ).collect()
     assert all(r["valid"] and r["raw"] == r["encoded"] for r in rows)
+
+
+def test_inputs_are_hashed_while_spark_starts(tmp_path):
+    """The source hash (what makes a re-landing a no-op): a file's content; a folder's file names
+    and contents, in name order. Computed in a thread, errors included."""
+    file = tmp_path / "m.jsonl"
+    file.write_bytes(b'{"a": 1}\n' * 1000)
+    folder = tmp_path / "binary"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "b.bin").write_bytes(b"\x01\x02")
+    (folder / "sub" / "a.bin").write_bytes(b"\x03")
+    (folder / ".hidden").write_bytes(b"ignored")
+    hashing = land_module._Hashing([land_module._check_input(str(p), "auto") for p in (file, folder)])
+    folder_digest = hashlib.sha256(b"b.bin\x01\x02" + b"sub/a.bin\x03").hexdigest()
+    assert hashing.result() == [
+        land_module.LandingInput(file, "text", hashlib.sha256(file.read_bytes()).hexdigest()),
+        land_module.LandingInput(folder, "binary_folder", folder_digest),
+    ]
+    assert land_module.classify(str(file), "auto") == hashing.result()[0]
+    gone = land_module._check_input(str(file), "auto")
+    file.unlink()
+    with pytest.raises(FileNotFoundError):
+        land_module._Hashing([gone]).result()
