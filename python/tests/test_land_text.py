@@ -23,7 +23,8 @@ JAVA_LINE_TERMINATORS = ("\r\n", "\n", "\r", "\u0085", "\u2028", "\u2029")
 
 def java_strip_cr(text: str) -> str:
     """regexp_replace(text, '\\r$', '') in Java: `$` also matches before a final line terminator."""
-    drop = {i for i, c in enumerate(text) if c == "\r" and (i == len(text) - 1 or text[i + 1 :] in JAVA_LINE_TERMINATORS)}
+    last = len(text) - 1
+    drop = {i for i, c in enumerate(text) if c == "\r" and (i == last or text[i + 1 :] in JAVA_LINE_TERMINATORS)}
     return "".join(c for i, c in enumerate(text) if i not in drop)
 
 
