@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cdc_lake.formats import AUTO, BINARY_FORMAT_IDS, UNKNOWN, detection_sql, get_format
+from cdc_lake.formats import AUTO, BINARY_FORMAT_IDS, UNKNOWN, detector_tokens_sql, format_sql, get_format
 from cdc_lake.settings import Settings, load_settings
 
 if TYPE_CHECKING:
     import pandas as pd
-    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql import DataFrame, Row, SparkSession
 
 TEXT_SUFFIXES = {".jsonl", ".json", ".txt", ".ndjson"}
 PARQUET_SUFFIXES = {".parquet"}
@@ -47,6 +47,14 @@ RAW_COLUMNS = (
     "message_hash string",
     "parse_error string",
 )
+EXPLAIN_ON_DRIVER_MAX_MESSAGES = 10_000
+"""The messages of a landing of text files that are not JSON are explained in this process (after
+a first pass finds them) when there are at most this many; with more, every message goes through
+the explaining pandas UDF in the write, as for other inputs."""
+EXPLAIN_ON_DRIVER_MAX_BYTES = 64 << 20
+"""... and when they hold at most this many bytes."""
+INVALID_JSON = "invalid JSON: the message does not parse"
+"""The reason of a message that fails the JSON check when Python finds no error in it."""
 REQUEUED_COLUMNS = (
     "message_id string",
     "requeued_as string",
@@ -88,12 +96,37 @@ def _hash_file(path: Path, digest: "hashlib._Hash") -> None:
             digest.update(block)
 
 
+@dataclass(frozen=True)
+class _Checked:
+    """One PATH argument, checked and classified, not yet hashed."""
+
+    path: Path
+    kind: str
+    files: tuple[Path, ...] = ()
+    """A folder's files, which its source hash covers with their names; () for a file."""
+
+    def source_hash(self) -> str:
+        """The SHA-256 of the input: reads it whole."""
+        digest = hashlib.sha256()
+        if not self.files:
+            _hash_file(self.path, digest)
+        for file in self.files:
+            digest.update(str(file.relative_to(self.path)).encode())
+            _hash_file(file, digest)
+        return digest.hexdigest()
+
+
 def classify(path_text: str, format_id: str) -> LandingInput:
     """Classify one PATH, or raise LandingError naming the problem."""
+    checked = _check_input(path_text, format_id)
+    return LandingInput(checked.path, checked.kind, checked.source_hash())
+
+
+def _check_input(path_text: str, format_id: str) -> _Checked:
+    """Check and classify one PATH (reading no more than Parquet footers), or raise LandingError."""
     path = Path(path_text).absolute()
     if not path.exists():
         raise LandingError(f"{path_text}: no such file or directory")
-    digest = hashlib.sha256()
     if path.is_file():
         suffix = path.suffix.lower()
         if suffix in TEXT_SUFFIXES:
@@ -112,8 +145,7 @@ def classify(path_text: str, format_id: str) -> LandingInput:
                 ".jsonl/.json/.txt/.ndjson (one message per line), .parquet (Kafka-shaped), "
                 "or a folder"
             )
-        _hash_file(path, digest)
-        return LandingInput(path, kind, digest.hexdigest())
+        return _Checked(path, kind)
     files = sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith((".", "_")))
     if not files:
         raise LandingError(f"{path_text}: the folder holds no files")
@@ -131,10 +163,33 @@ def classify(path_text: str, format_id: str) -> LandingInput:
             f"{path_text}: a folder of one-message files is for binary formats "
             f"({', '.join(BINARY_FORMAT_IDS)} or auto), not {format_id}"
         )
-    for file in files:
-        digest.update(str(file.relative_to(path)).encode())
-        _hash_file(file, digest)
-    return LandingInput(path, "parquet" if parquet else "binary_folder", digest.hexdigest())
+    return _Checked(path, "parquet" if parquet else "binary_folder", tuple(files))
+
+
+class _Hashing:
+    """Hashes the checked inputs in a thread while Spark starts: the hashes are needed only once
+    the landings log can be read, and reading every input takes as long as a JVM takes to start.
+    A daemon thread, so that an error starting Spark is not kept waiting for it."""
+
+    def __init__(self, checked: Sequence[_Checked]):
+        self._checked = checked
+        self._result: list[LandingInput] = []
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._result = [LandingInput(c.path, c.kind, c.source_hash()) for c in self._checked]
+        except BaseException as exc:  # handed to result(), in the caller's thread
+            self._error = exc
+
+    def result(self) -> list[LandingInput]:
+        """The classified inputs with their hashes, once all are read (or the error reading one)."""
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._result
 
 
 def _check_kafka_parquet(path_text: str, files: Sequence[Path]) -> None:
@@ -255,42 +310,164 @@ def _remove_unregistered_files(
             fs.delete(status.getPath(), True)
 
 
-def _numbered_lines(spark: "SparkSession", path: Path) -> "DataFrame":
-    """Lines of a text file with their 1-based line numbers, without a single-partition sort."""
+@dataclass(frozen=True)
+class ParseFailure:
+    """A message of a text file that is not JSON, found and explained before the write."""
+
+    source_hash: str
+    message_index: int
+    reason: str | None
+
+
+@dataclass(frozen=True)
+class TextScan:
+    """What the first pass over a landing's text files found (`_scan_text_inputs`)."""
+
+    offsets: dict[str, dict[int, int]]
+    """Per file (by source_hash): Spark partition id -> lines of the file before that partition."""
+    failures: list[ParseFailure] | None
+    """Every message that is not JSON, explained; None when the write must check the messages."""
+
+
+def _lines(spark: "SparkSession", path: Path) -> "DataFrame":
+    """Every line of a text file, blank ones too, with its Spark partition (_pid) and its position
+    in that partition (_rip), as read: both passes over a file number its lines the same way.
+
+    A line loses a trailing carriage return (regexp_replace of `\\r$`). regexp_replace works on a
+    Java string, so it also turns bytes that are not UTF-8 into U+FFFD: the text of a line is always
+    UTF-8. It decodes and copies every line it is given, so it gets only the lines where it changes
+    something, those with a carriage return or that are not UTF-8; it would give the others back
+    unchanged."""
     from pyspark.sql import functions as F
 
+    value = F.col("value")
+    needs_replace = value.contains("\r") | ~F.expr("is_valid_utf8(value)")
+    text = F.when(needs_replace, F.regexp_replace(value, "\r$", "")).otherwise(value)
     lines = spark.read.option("lineSep", "\n").text(str(path)).select(
-        F.col("value").alias("message_text"),
+        text.alias("message_text"),
         F.spark_partition_id().alias("_pid"),
         F.monotonically_increasing_id().alias("_mid"),
     )
-    lines = lines.withColumn("_rip", F.col("_mid") - F.shiftleft(F.col("_pid").cast("long"), 33))
-    counts = sorted(lines.groupBy("_pid").count().collect())
-    offsets, running = [], 0
-    for pid, count in counts:
-        offsets.append((pid, running))
-        running += count
-    if not offsets:
-        offsets = [(0, 0)]
-    offset_df = spark.createDataFrame(offsets, "_pid int, _offset long")
-    return (
-        lines.join(F.broadcast(offset_df), "_pid")
-        .select(
-            F.regexp_replace("message_text", "\r$", "").alias("message_text"),
-            (F.col("_offset") + F.col("_rip") + 1).alias("message_index"),
-        )
-        .where(F.trim("message_text") != "")
+    return lines.select(
+        "message_text", "_pid", (F.col("_mid") - F.shiftleft(F.col("_pid").cast("long"), 33)).alias("_rip")
     )
 
 
-def _read_input(spark: "SparkSession", item: LandingInput) -> "DataFrame":
-    """One input as rows of (kafka_*, message_index, message_text, message_bytes)."""
+def _scan_text_inputs(
+    spark: "SparkSession", items: Sequence[LandingInput], *, check: bool, say: Callable[[str], None]
+) -> TextScan:
+    """The first pass over the text files of a landing, one Spark job for all of them.
+
+    It counts each partition's lines, so that the write numbers lines without a single-partition
+    sort. With `check` (a landing of text files only) it also runs the JSON check, which would
+    otherwise run in the write, where explaining the few messages that fail needs a Python UDF
+    that Spark feeds every row: here they are counted, then fetched and explained in this process.
+    (The text of a line is UTF-8, see `_lines`, so the UTF-8 check has nothing to find.)
+    """
+    from pyspark.sql import functions as F
+
+    checked = _checked_lines(spark, items)
+    aggregates = [F.count(F.lit(1)).alias("lines")]
+    if check:
+        bad_rip = F.when(F.col("_bad"), F.col("_rip"))
+        aggregates += [
+            F.count_if("_bad").alias("bad"),
+            F.sum(F.when(F.col("_bad"), F.octet_length("message_text"))).alias("bad_bytes"),
+            F.min(bad_rip).alias("first_bad"),
+            F.max(bad_rip).alias("last_bad"),
+        ]
+    with _Progress(spark, say):
+        groups = checked.groupBy("_input", "_pid").agg(*aggregates).collect()
+    offsets: dict[str, dict[int, int]] = {item.source_hash: {} for item in items}
+    running = {item.source_hash: 0 for item in items}
+    for row in sorted(groups, key=lambda r: (r["_input"], r["_pid"])):
+        source_hash = items[row["_input"]].source_hash
+        offsets[source_hash][row["_pid"]] = running[source_hash]
+        running[source_hash] += row["lines"]
+    if not check:
+        return TextScan(offsets, None)
+    bad = [r for r in groups if r["bad"]]
+    if sum(r["bad"] for r in bad) > EXPLAIN_ON_DRIVER_MAX_MESSAGES or sum(
+        r["bad_bytes"] or 0 for r in bad
+    ) > EXPLAIN_ON_DRIVER_MAX_BYTES:
+        return TextScan(offsets, None)
+    return TextScan(offsets, _explain_failures(spark, checked, bad, items, offsets, say) if bad else [])
+
+
+def _checked_lines(spark: "SparkSession", items: Sequence[LandingInput]) -> "DataFrame":
+    """The lines of all `items` (_input: the index in `items`) with _bad: the line is a message
+    (not blank) that is not JSON as staging parses it."""
+    from pyspark.sql import functions as F
+
+    from cdc_lake.exact_json import validity_check_sql
+
+    frames = [_lines(spark, item.path).withColumn("_input", F.lit(i)) for i, item in enumerate(items)]
+    lines = frames[0]
+    for other in frames[1:]:
+        lines = lines.unionByName(other)
+    message = F.trim("message_text") != ""
+    return lines.withColumn("_bad", message & F.expr(validity_check_sql("message_text")))
+
+
+def _explain_failures(
+    spark: "SparkSession",
+    checked: "DataFrame",
+    groups: Sequence["Row"],
+    items: Sequence[LandingInput],
+    offsets: dict[str, dict[int, int]],
+    say: Callable[[str], None],
+) -> list[ParseFailure]:
+    """Fetch the few messages that failed the JSON check and explain them here, as the UDF
+    would. Only the partitions that hold them, between the first and the last, are checked again."""
+    from pyspark.sql import functions as F
+
+    from cdc_lake.exact_json import explain
+
+    where = " or ".join(
+        f"(_input = {g['_input']} and _pid = {g['_pid']} and _rip between {g['first_bad']} and {g['last_bad']})"
+        for g in groups
+    )
+    with _Progress(spark, say):
+        found = checked.where(F.expr(where) & F.col("_bad"))
+        rows = found.select("_input", "_pid", "_rip", "message_text").collect()
+    failures = []
+    for row in rows:
+        source_hash = items[row["_input"]].source_hash
+        index = offsets[source_hash][row["_pid"]] + row["_rip"] + 1
+        failures.append(ParseFailure(source_hash, index, explain(row["message_text"])))
+    return failures
+
+
+def _numbered_lines(spark: "SparkSession", path: Path, offsets: dict[int, int]) -> "DataFrame":
+    """The messages of a text file (its lines that are not blank) with their 1-based line
+    numbers: a line's position in its partition plus `offsets` (lines before the partition)."""
+    from pyspark.sql import functions as F
+
+    if offsets:
+        pairs = [F.lit(x) for pid, offset in sorted(offsets.items()) for x in (pid, offset)]
+        offset = F.element_at(F.create_map(*pairs), F.col("_pid")).cast("long")
+    else:  # an empty file: no line to number
+        offset = F.lit(None).cast("long")
+    return (
+        _lines(spark, path)
+        .where(F.trim("message_text") != "")
+        .select("message_text", (offset + F.col("_rip") + 1).alias("message_index"))
+    )
+
+
+def _read_input(
+    spark: "SparkSession", item: LandingInput, offsets: dict[int, int] | None = None
+) -> "DataFrame":
+    """One input as rows of (kafka_*, message_index, message_text, message_bytes); a text file's
+    `offsets` come from `_scan_text_inputs`."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import BinaryType, StringType
 
     null_str = F.lit(None).cast("string")
     if item.kind == "text":
-        df = _numbered_lines(spark, item.path)
+        if offsets is None:
+            raise ValueError(f"{item.path}: a text input is read with the line offsets of _scan_text_inputs")
+        df = _numbered_lines(spark, item.path, offsets)
         return df.select(
             null_str.alias("kafka_topic"),
             F.lit(None).cast("int").alias("kafka_partition"),
@@ -361,14 +538,17 @@ def _resolve_formats(df: "DataFrame", format_id: str, *, decode_bytes: bool = Tr
 
     from cdc_lake.decoders import decode_binary_messages
 
-    detected = F.expr(detection_sql("message_text"))
     if format_id == AUTO:
+        # The detector tokens get a column of their own, so that Spark finds them once per message
+        # (format_sql tests them many times); null when the text does not look like JSON.
         looks_like_text = F.col("message_text").isNotNull() & F.col("message_text").rlike(r"^\s*[\[{]")
+        df = df.withColumn("_tokens", F.when(looks_like_text, F.expr(detector_tokens_sql("message_text"))))
         fmt = F.when(F.col("message_bytes").isNull() & F.col("message_text").isNull(), F.lit(UNKNOWN))
-        fmt = fmt.when(looks_like_text, detected).otherwise(F.lit(AUTO))
+        fmt = fmt.when(F.col("_tokens").isNotNull(), F.expr(format_sql("_tokens", "message_text")))
+        fmt = fmt.otherwise(F.lit(AUTO))
     else:
         fmt = F.lit(format_id)
-    df = df.withColumn("message_format", fmt)
+    df = df.withColumn("message_format", fmt).drop("_tokens")
     needs_decoding = F.col("message_format").isin(*BINARY_FORMAT_IDS, AUTO) & F.col("message_bytes").isNotNull()
     df = df.withColumn(
         "message_text", F.when(needs_decoding, F.lit(None).cast("string")).otherwise(F.col("message_text"))
@@ -385,9 +565,39 @@ def _resolve_formats(df: "DataFrame", format_id: str, *, decode_bytes: bool = Tr
     )
 
 
-def _with_parse_checks(df: "DataFrame") -> "DataFrame":
+def _with_parse_checks(df: "DataFrame", failures: Sequence[ParseFailure] | None = None) -> "DataFrame":
     """Mark text that is not UTF-8 as undecodable (keeping its bytes) and give every message that
-    will not parse as JSON in staging the reason (parse_error). Only those few rows reach Python."""
+    will not parse as JSON in staging the reason (parse_error).
+
+    `failures`, from the first pass over a landing of text files, are every message that is not
+    JSON, already explained: the write then checks nothing and no row goes through Python. Without them
+    (Kafka dumps, binary folders, requeues) the checks run here and a pandas UDF explains the rows
+    that fail; Spark ships every row to a Python UDF, so this is the costlier way."""
+    from pyspark.sql import functions as F
+
+    df = _checked_in_spark(df) if failures is None else _checked_before(df, failures)
+    return df.withColumn(
+        "decode_error", F.when(F.col("_bad_utf8"), F.col("_why")).otherwise(F.col("decode_error"))
+    ).withColumn("parse_error", F.when(F.col("_bad_json"), F.coalesce(F.col("_why"), F.lit(INVALID_JSON))))
+
+
+def _undecodable(df: "DataFrame") -> "DataFrame":
+    """Text that is not UTF-8 (_bad_utf8) keeps its bytes, and no text."""
+    from pyspark.sql import functions as F
+
+    df = df.withColumn(
+        "message_bytes",
+        F.when(
+            F.col("_bad_utf8"), F.coalesce(F.col("message_bytes"), F.col("message_text").cast("binary"))
+        ).otherwise(F.col("message_bytes")),
+    )
+    return df.withColumn(
+        "message_text", F.when(F.col("_bad_utf8"), F.lit(None).cast("string")).otherwise(F.col("message_text"))
+    )
+
+
+def _checked_in_spark(df: "DataFrame") -> "DataFrame":
+    """_bad_utf8, _bad_json and the reason (_why) for every row, the reason from a pandas UDF."""
     from pyspark.sql import functions as F
     from pyspark.sql.functions import pandas_udf
 
@@ -402,28 +612,32 @@ def _with_parse_checks(df: "DataFrame") -> "DataFrame":
     explain_batch.__annotations__ = {"texts": pd.Series, "payloads": pd.Series, "return": pd.Series}
     explain_udf = pandas_udf(explain_batch, "string").asNondeterministic()  # type: ignore[call-overload]
     bad_utf8 = F.col("message_text").isNotNull() & ~F.expr("is_valid_utf8(message_text)")
-    df = df.withColumn("_bad_utf8", bad_utf8).withColumn(
-        "message_bytes",
-        F.when(
-            F.col("_bad_utf8"), F.coalesce(F.col("message_bytes"), F.col("message_text").cast("binary"))
-        ).otherwise(F.col("message_bytes")),
-    )
-    df = df.withColumn(
-        "message_text", F.when(F.col("_bad_utf8"), F.lit(None).cast("string")).otherwise(F.col("message_text"))
-    )
+    df = _undecodable(df.withColumn("_bad_utf8", bad_utf8))
     df = df.withColumn("_bad_json", F.expr(validity_check_sql("message_text")))
-    df = df.withColumn(
+    return df.withColumn(
         "_why",
         explain_udf(
             F.when(F.col("_bad_json"), F.col("message_text")),
             F.when(F.col("_bad_utf8"), F.col("message_bytes")),
         ),
     )
-    return df.withColumn(
-        "decode_error", F.when(F.col("_bad_utf8"), F.col("_why")).otherwise(F.col("decode_error"))
-    ).withColumn("parse_error", F.when(F.col("_bad_json"), F.coalesce(F.col("_why"), F.lit(
-        "invalid JSON: the message does not parse"
-    ))))
+
+
+def _checked_before(df: "DataFrame", failures: Sequence[ParseFailure]) -> "DataFrame":
+    """_bad_utf8 (false: text files are read as UTF-8), _bad_json and _why from the failures the
+    first pass found, joined to the messages (by source_hash and message_index) by broadcast; with
+    no failure, constants that Spark folds away."""
+    from pyspark.sql import functions as F
+
+    df = df.withColumn("_bad_utf8", F.lit(False))
+    if not failures:
+        return df.withColumn("_bad_json", F.lit(False)).withColumn("_why", F.lit(None).cast("string"))
+    known = df.sparkSession.createDataFrame(
+        [(f.source_hash, f.message_index, True, f.reason) for f in failures],
+        "source_hash string, message_index long, _failed boolean, _why string",
+    )
+    df = df.join(F.broadcast(known), ["source_hash", "message_index"], "left")
+    return df.withColumn("_bad_json", F.coalesce(F.col("_failed"), F.lit(False))).drop("_failed")
 
 
 def _explain_series(texts: "pd.Series", payloads: "pd.Series") -> "pd.Series":
@@ -456,19 +670,23 @@ def write_landing(
     before_commit: Callable[[], None] | None = None,
     say: Callable[[str], None] = print,
     decode_bytes: bool = True,
+    failures: Sequence[ParseFailure] | None = None,
 ) -> None:
     """Write the messages of `df` as landing `report.landing_seq` and commit it.
 
     `df` has message_id, source_uri, source_hash, the kafka_* columns, message_index, message_text
     and message_bytes as read. Formats are resolved (and binary messages decoded), the parse checks
-    run, the rows are written, `before_commit` runs, and the row in `landings` commits it all. A
-    failure before the commit leaves nothing visible (and the next `land` removes the partition).
+    run (or `failures` says which messages fail them, see `_with_parse_checks`), the rows are
+    written, `before_commit` runs, and the row in `landings` commits it all. A failure before the
+    commit leaves nothing visible (and the next `land` removes the partition).
     """
     from pyspark.sql import functions as F
 
     landing_seq = report.landing_seq
-    df = _with_parse_checks(_resolve_formats(df, format_id, decode_bytes=decode_bytes))
-    content = F.coalesce(F.col("message_bytes"), F.encode(F.col("message_text"), "UTF-8"))
+    df = _with_parse_checks(_resolve_formats(df, format_id, decode_bytes=decode_bytes), failures)
+    # message_text is UTF-8 here (text that is not has been moved to message_bytes), so its bytes
+    # are what encode(message_text, 'UTF-8') gives, without decoding and encoding every message.
+    content = F.coalesce(F.col("message_bytes"), F.col("message_text").cast("binary"))
     df = df.withColumn("landing_id", F.lit(landing_id)).withColumn(
         "landed_at", F.current_timestamp()
     ).withColumn("declared_format", F.lit(format_id)).withColumn(
@@ -524,7 +742,7 @@ def land(
             raise LandingError(str(exc)) from None
     if not paths:
         raise LandingError("no PATH given: name at least one file or folder to land")
-    inputs = [classify(p, format_id) for p in paths]
+    hashing = _Hashing([_check_input(p, format_id) for p in paths])
 
     from cdc_lake.spark import get_spark
 
@@ -532,6 +750,7 @@ def land(
     spark = spark or get_spark(settings)
     ensure_tables(spark, settings)
     _drop_uncommitted(spark, settings, say)
+    inputs = hashing.result()
 
     report = LandingReport()
     landed_hashes = {
@@ -557,11 +776,15 @@ def land(
     landing_id = f"{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-{uuid.uuid4().hex[:8]}"
     report.landing_seq = landing_seq
 
+    texts = [item for item in todo if item.kind == "text"]
+    scan = TextScan({}, None)
+    if texts:
+        scan = _scan_text_inputs(spark, texts, check=len(texts) == len(todo), say=say)
     frames = []
     for item in todo:
-        df = _read_input(spark, item).withColumn("source_uri", F.lit(str(item.path))).withColumn(
-            "source_hash", F.lit(item.source_hash)
-        )
+        df = _read_input(spark, item, scan.offsets.get(item.source_hash)).withColumn(
+            "source_uri", F.lit(str(item.path))
+        ).withColumn("source_hash", F.lit(item.source_hash))
         frames.append(df)
     df = frames[0]
     for other in frames[1:]:
@@ -595,6 +818,7 @@ def land(
         # bytes to decode come only from Kafka dumps and binary folders, in a binary format or auto
         decode_bytes=(format_id == AUTO or format_id in BINARY_FORMAT_IDS)
         and any(item.kind != "text" for item in todo),
+        failures=scan.failures,
     )
     for item in todo:
         say(f"{item.path}: {report.landed.get(str(item.path), 0)} message(s) landed")

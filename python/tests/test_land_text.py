@@ -1,0 +1,187 @@
+"""Landing text files, row by row, against a reference written in Python: line numbers across many
+Spark partitions, carriage returns, blank lines, bytes that are not UTF-8, the reasons of messages
+that are not JSON, the hash and the detected format. Text files are checked in a first pass and
+the few failures explained in the driver; with more failures than that allows, the write explains
+them with the pandas UDF: both ways must land the same rows."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from cdc_lake import land as land_module
+from cdc_lake.exact_json import explain
+from test_detection import previous_detection
+
+JAVA_LINE_TERMINATORS = ("\r\n", "\n", "\r", "\u0085", "\u2028", "\u2029")
+
+
+def java_strip_cr(text: str) -> str:
+    """regexp_replace(text, '\\r$', '') in Java: `$` also matches before a final line terminator."""
+    last = len(text) - 1
+    drop = {i for i, c in enumerate(text) if c == "\r" and (i == last or text[i + 1 :] in JAVA_LINE_TERMINATORS)}
+    return "".join(c for i, c in enumerate(text) if i not in drop)
+
+
+def expected_rows(path: Path) -> list[dict]:
+    """What landing `path` (format auto) must give, one dict per message."""
+    data = path.read_bytes()
+    if data.startswith(b"\xef\xbb\xbf"):  # Hadoop's line reader drops a UTF-8 BOM at the start
+        data = data[3:]
+    lines = data.split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()
+    rows = []
+    for number, raw in enumerate(lines, 1):
+        text = java_strip_cr(raw.decode("utf-8", errors="replace"))
+        if text.strip(" ") == "":
+            continue
+        looks_like_json = re.match(r"\s*[\[{]", text, re.ASCII) is not None
+        rows.append(
+            {
+                "message_index": number,
+                "message_text": text,
+                "message_bytes": None,
+                "decode_error": None,
+                "parse_error": explain(text),
+                "message_hash": hashlib.sha256(text.encode()).hexdigest(),
+                "message_format": previous_detection(text) if looks_like_json else "unknown",
+            }
+        )
+    return rows
+
+
+def messy_file(path: Path, lines: int = 400, seed: int = 3) -> Path:
+    rng = random.Random(seed)
+    good = [
+        json.dumps({"data": [{"id": "1", "name": "小明"}], "database": "d", "table": "t", "type": "INSERT"}),
+        json.dumps({"source": {"db": "d", "table": "t"}, "op": "c", "after": {"id": 1}, "ts_ms": 5}),
+        '{"recordType": "INSERT", "postStruct": {"a": 1}}',
+        '{"meta" : {"op": "I"}, "op" : "I"}',
+        '[{"database": "d", "type": "DELETE"}]',
+        '{"a": 1, // a comment\t "b": [1, 2,], }',  # JSON once normalized
+    ]
+    bad = ['{"a": 1', "hello", '{"a" 1}', '{"database": "d", "type": "X" "b": 1}', "\t", '{"a": "open}']
+    ends = [b"\n"] * 8 + [b"\r\n", b"\r\r\n", b"\r \n"]
+    out = [b"\xef\xbb\xbf" + good[0].encode() + b"\n"]
+    for _ in range(lines):
+        pick = rng.random()
+        if pick < 0.7:
+            text = rng.choice(good).encode()
+        elif pick < 0.85:
+            text = rng.choice(bad).encode()
+        elif pick < 0.9:
+            text = b'{"database": "d", "type": "\xff\xfe", "x": "\xc3("}'  # not UTF-8
+        else:
+            text = rng.choice([b"", b"   ", b"\r"])
+        out.append(text + rng.choice(ends))
+    # a carriage return before a last line terminator of Java's (not JSON: the reasons agree)
+    out.append(good[0].encode() + "\r\u2028\n".encode())
+    out.append(good[1].encode())  # no newline at the end
+    path.write_bytes(b"".join(out))
+    return path
+
+
+def landed(lake, path: Path) -> list[dict]:
+    return lake.rows(
+        "select message_index, message_text, message_bytes, decode_error, parse_error, message_hash, "
+        f"message_format from {{schema}}_raw.raw_messages where source_uri = '{path}' order by message_index"
+    )
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("land_text")
+    return [messy_file(tmp / "a.jsonl"), messy_file(tmp / "b.txt", lines=250, seed=4)]
+
+
+@pytest.fixture
+def small_splits(lake):
+    """Files split into many Spark partitions, so that line numbers cross partition boundaries."""
+    lake.spark.conf.set("spark.sql.files.maxPartitionBytes", "1500")
+    yield
+    lake.spark.conf.unset("spark.sql.files.maxPartitionBytes")
+
+
+def test_the_files_hold_what_the_tests_need(files):
+    rows = expected_rows(files[0])
+    assert any(r["parse_error"] for r in rows)
+    assert any("\ufffd" in r["message_text"] for r in rows)
+    assert {r["message_format"] for r in rows} >= {"canal_json", "debezium_json", "oms_default", "oms_shareplex"}
+    assert files[0].stat().st_size > 10 * 1500
+
+
+def test_text_landing_matches_the_reference(lake, files, small_splits, monkeypatch):
+    def no_udf(df):
+        pytest.fail("the failures of a text landing this small are explained in the driver")
+
+    monkeypatch.setattr(land_module, "_checked_in_spark", no_udf)
+    lake.scenario("land_text_driver")
+    report = lake.land(files, "auto")
+    assert report.landed == {str(f): len(expected_rows(f)) for f in files}
+    for path in files:
+        assert landed(lake, path) == expected_rows(path)
+
+
+def test_many_failures_are_explained_by_the_udf_with_the_same_result(lake, files, small_splits, monkeypatch):
+    monkeypatch.setattr(land_module, "EXPLAIN_ON_DRIVER_MAX_MESSAGES", 3)
+    calls = []
+    checked_in_spark = land_module._checked_in_spark
+    monkeypatch.setattr(land_module, "_checked_in_spark", lambda df: calls.append(1) or checked_in_spark(df))
+    lake.scenario("land_text_udf")
+    lake.land(files[:1], "auto")
+    assert landed(lake, files[0]) == expected_rows(files[0])
+    assert calls == [1]
+
+
+def test_a_file_without_a_failure_and_an_empty_file(lake, tmp_path):
+    lake.scenario("land_text_clean")
+    clean = tmp_path / "clean.jsonl"
+    clean.write_text('{"database": "d", "type": "INSERT"}\n\n{"database": "d", "type": "DELETE"}\n')
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    report = lake.land([clean, empty], "canal_json")
+    assert report.landed == {str(clean): 2}
+    rows = lake.rows("select message_index, parse_error, message_format from {schema}_raw.raw_messages order by 1")
+    assert rows == [
+        {"message_index": 1, "parse_error": None, "message_format": "canal_json"},
+        {"message_index": 3, "parse_error": None, "message_format": "canal_json"},
+    ]
+
+
+def test_hash_of_the_text_bytes_is_the_hash_of_its_utf8_encoding(lake):
+    """message_hash hashes the text's own bytes: for UTF-8 text, what encode(text, 'UTF-8') gives."""
+    texts = ["", "abc", "小明 Émile", "\u0000\ufffe\uffff", "😀 \U0010ffff", "\ufffd", "a\r\nb"]
+    frame = lake.spark.createDataFrame([(t,) for t in texts], "t string")
+    rows = frame.selectExpr(
+        "is_valid_utf8(t) as valid", "sha2(cast(t as binary), 256) as raw", "sha2(encode(t, 'UTF-8'), 256) as encoded"
+    ).collect()
+    assert all(r["valid"] and r["raw"] == r["encoded"] for r in rows)
+
+
+def test_inputs_are_hashed_while_spark_starts(tmp_path):
+    """The source hash (what makes a re-landing a no-op): a file's content; a folder's file names
+    and contents, in name order. Computed in a thread, errors included."""
+    file = tmp_path / "m.jsonl"
+    file.write_bytes(b'{"a": 1}\n' * 1000)
+    folder = tmp_path / "binary"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "b.bin").write_bytes(b"\x01\x02")
+    (folder / "sub" / "a.bin").write_bytes(b"\x03")
+    (folder / ".hidden").write_bytes(b"ignored")
+    hashing = land_module._Hashing([land_module._check_input(str(p), "auto") for p in (file, folder)])
+    folder_digest = hashlib.sha256(b"b.bin\x01\x02" + b"sub/a.bin\x03").hexdigest()
+    assert hashing.result() == [
+        land_module.LandingInput(file, "text", hashlib.sha256(file.read_bytes()).hexdigest()),
+        land_module.LandingInput(folder, "binary_folder", folder_digest),
+    ]
+    assert land_module.classify(str(file), "auto") == hashing.result()[0]
+    gone = land_module._check_input(str(file), "auto")
+    file.unlink()
+    with pytest.raises(FileNotFoundError):
+        land_module._Hashing([gone]).result()
