@@ -12,7 +12,7 @@
         from {{ source_relation }}
         where
             message_format = '{{ format_id }}'
-            and landing_seq in (select landing_seq from {{ landings_relation }})
+            and landing_seq in ({{ cdc_landings_with_format(landings_relation, format_id) }})
             and landing_seq > {{ cdc_watermark() }}
     ),
 
@@ -73,4 +73,16 @@
         )
         when 'not_an_object' then 'not a {{ format_id }} message: the JSON is not an object'
     end
+{% endmacro %}
+
+
+{% macro cdc_landings_with_format(landings_relation, format_id) %}
+    {#-
+        The committed landings that hold messages of `format_id` (a query of landing_seq): a staging
+        model reads only their partitions of the landing table, so a format with nothing new costs
+        next to nothing. A landing of an older cdc-lake (formats not recorded) may hold any format.
+    -#}
+    select landing_seq
+    from {{ landings_relation }}
+    where formats is null or array_contains(formats, '{{ format_id }}')
 {% endmacro %}

@@ -12,9 +12,10 @@
     - a key without late events continues from its current version (its new closed versions go to
       the partitions of the landings that closed them);
     - a key with a late-arriving event (one that orders before the key's current version) is
-      re-chained from all its changes into partition watermark + 1, with chain_start_landing set to
-      that partition. Its earlier versions stay where they are, superseded: cdc_history keeps only
-      the versions of a key's newest chain (the one its current version carries).
+      re-chained from all its events (the stored versions of its current chain, which hold every
+      earlier event, and the new ones) into partition watermark + 1, with chain_start_landing set
+      to that partition. Its earlier versions stay where they are, superseded: cdc_history keeps
+      only the versions of a key's newest chain (the one its current version carries).
     The rows cdc_history shows equal a full rebuild's, which stores no superseded versions.
 -#}
 {{
@@ -32,6 +33,13 @@
 {%- set is_small_increment = cdc_is_small_increment(ref('cdc_changes'), watermark) -%}
 {%- set broadcast_late_keys = '/*+ broadcast(late_keys) */' if is_small_increment else '' -%}
 {%- set broadcast_new_keys = '/*+ broadcast(new_keys) */' if is_small_increment else '' -%}
+{%- set broadcast_late_chains = '/*+ broadcast(late_chains) */' if is_small_increment else '' -%}
+{#- the columns of an event (cdc_version_events), as a stored version also holds them -#}
+{%- set event_columns = [
+    'source_database', 'source_table', 'primary_key', 'op', 'row', 'is_deleted', 'source_format',
+    'change_id', 'event_ts', 'source_log_file', 'source_log_pos', 'landing_seq', 'message_index',
+    'element_index', 'row_index', 'split_order', 'message_id', 'landed_at',
+] -%}
 {#- where this build writes the closed versions of re-chained keys -#}
 {%- set rechain_partition = watermark + 1 -%}
 {#- a chain input row that does not continue from a stored version -#}
@@ -80,24 +88,56 @@ late_keys as (
     where {{ cdc_version_order('new_events') }} < {{ cdc_version_order('touched_current') }}
 ),
 
+late_chains as (
+    -- the chain each key with late events is on now: its current version's
+    select
+        {%- for c in key_columns %}
+        touched_current.{{ c }},
+        {%- endfor %}
+        touched_current.chain_start_landing
+    from touched_current
+    left semi join late_keys
+        on {{ cdc_same_key('touched_current', 'late_keys') }}
+),
+
+late_key_events as (
+    -- keys with late events: every event so far, read back from the stored versions of their
+    -- current chain (a chain holds every event of its key up to the build that wrote it; the
+    -- stored versions are narrower to read than cdc_changes), and their new events
+    select {{ broadcast_late_chains }}
+        {%- for c in event_columns %}
+        stored.{{ c }}{{ ',' if not loop.last }}
+        {%- endfor %}
+    from {{ this }} as stored
+    left semi join late_chains
+        on
+            {{ cdc_same_key('stored', 'late_chains') }}
+            and stored.chain_start_landing = late_chains.chain_start_landing
+
+    union all
+
+    select {{ broadcast_late_keys }}
+        {%- for c in event_columns %}
+        new_events.{{ c }}{{ ',' if not loop.last }}
+        {%- endfor %}
+    from new_events
+    left semi join late_keys
+        on {{ cdc_same_key('new_events', 'late_keys') }}
+),
+
 chain_input as (
     -- keys with late events: every event again, a new chain
-    select {{ broadcast_late_keys }}
-        version_events.*,
+    select
+        late_key_events.*,
         {{ no_base_version }},
         cast({{ rechain_partition }} as bigint) as base_chain_start_landing
-    from version_events
-    left semi join late_keys
-        on {{ cdc_same_key('version_events', 'late_keys') }}
+    from late_key_events
 
     union all
 
     -- other touched keys: their current version, then the new events
     select {{ broadcast_late_keys }}
-        {%- for c in ['source_database', 'source_table', 'primary_key', 'op', 'row', 'is_deleted',
-            'source_format', 'change_id', 'event_ts', 'source_log_file', 'source_log_pos',
-            'landing_seq', 'message_index', 'element_index', 'row_index', 'split_order',
-            'message_id', 'landed_at'] %}
+        {%- for c in event_columns %}
         touched_current.{{ c }},
         {%- endfor %}
         touched_current.version_number as base_version_number,
@@ -110,7 +150,9 @@ chain_input as (
     union all
 
     select {{ broadcast_late_keys }}
-        new_events.*,
+        {%- for c in event_columns %}
+        new_events.{{ c }},
+        {%- endfor %}
         {{ no_base_version }},
         cast(null as bigint) as base_chain_start_landing
     from new_events

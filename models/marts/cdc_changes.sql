@@ -14,6 +14,12 @@
     )
 }}
 
+{%- set incremental = cdc_is_incremental() %}
+{%- set watermark = cdc_watermark() %}
+{#- a small increment's change ids are broadcast to every task that reads the stored ones -#}
+{%- set broadcast_new_changes = '/*+ broadcast(identified) */'
+    if cdc_is_small_increment(ref('int_cdc__changes_keyed'), watermark) else '' %}
+
 with
 
 keyed_changes as (
@@ -21,7 +27,7 @@ keyed_changes as (
     from {{ ref('int_cdc__changes_keyed') }}
     where
         key_problem is null
-        and landing_seq > {{ cdc_watermark() }}
+        and landing_seq > {{ watermark }}
 ),
 
 identified as (
@@ -56,11 +62,23 @@ first_deliveries as (
     ) = 1
 ),
 
+{%- if incremental %}
+
+earlier_changes as (
+    -- the new change ids an earlier landing brought already: the stored change ids are probed
+    -- with the new ones, not shuffled to meet them
+    select {{ broadcast_new_changes }} stored.change_id
+    from {{ this }} as stored
+    left semi join identified
+        on stored.change_id = identified.change_id
+),
+{%- endif %}
+
 deduplicated as (
     select first_deliveries.*
     from first_deliveries
-    {%- if cdc_is_incremental() %}
-    left anti join (select change_id from {{ this }}) as earlier_changes
+    {%- if incremental %}
+    left anti join earlier_changes
         on first_deliveries.change_id = earlier_changes.change_id
     {%- endif %}
 )

@@ -55,6 +55,18 @@ EXPLAIN_ON_DRIVER_MAX_BYTES = 64 << 20
 """... and when they hold at most this many bytes."""
 INVALID_JSON = "invalid JSON: the message does not parse"
 """The reason of a message that fails the JSON check when Python finds no error in it."""
+LANDINGS_COLUMNS = (
+    "landing_seq bigint",
+    "landing_id string",
+    "landed_at timestamp",
+    "declared_format string",
+    "inputs array<string>",
+    "source_hashes array<string>",
+    "messages bigint",
+    # the message formats the landing holds: a staging model skips the landings without its format
+    # (null in landings of an older cdc-lake: read by every staging model)
+    "formats array<string>",
+)
 REQUEUED_COLUMNS = (
     "message_id string",
     "requeued_as string",
@@ -259,19 +271,18 @@ def ensure_tables(spark: "SparkSession", settings: Settings) -> None:
         "landing_seq bigint) using parquet partitioned by (landing_seq)"
     )
     spark.sql(
-        f"create table if not exists {settings.raw_schema}.landings (landing_seq bigint, "
-        "landing_id string, landed_at timestamp, declared_format string, inputs array<string>, "
-        "source_hashes array<string>, messages bigint) using parquet"
+        f"create table if not exists {settings.raw_schema}.landings ({', '.join(LANDINGS_COLUMNS)}) using parquet"
     )
     spark.sql(
         f"create table if not exists {settings.raw_schema}.requeued ({', '.join(REQUEUED_COLUMNS)}, "
         "landing_seq bigint) using parquet partitioned by (landing_seq)"
     )
-    # A lake landed by an older cdc-lake gains the raw columns added since (null in old rows).
-    existing = {f.name for f in spark.table(settings.raw_table).schema.fields}
-    missing = [c for c in RAW_COLUMNS if c.split(" ", 1)[0] not in existing]
-    if missing:
-        spark.sql(f"alter table {settings.raw_table} add columns ({', '.join(missing)})")
+    # A lake landed by an older cdc-lake gains the columns added since (null in old rows).
+    for table, columns in ((settings.raw_table, RAW_COLUMNS), (f"{settings.raw_schema}.landings", LANDINGS_COLUMNS)):
+        existing = {f.name for f in spark.table(table).schema.fields}
+        missing = [c for c in columns if c.split(" ", 1)[0] not in existing]
+        if missing:
+            spark.sql(f"alter table {table} add columns ({', '.join(missing)})")
 
 
 def _drop_uncommitted(spark: "SparkSession", settings: Settings, say: Callable[[str], None]) -> None:
@@ -710,9 +721,10 @@ def write_landing(
     if before_commit is not None:
         before_commit()
     spark.createDataFrame(
-        [(landing_seq, landing_id, format_id, list(inputs), list(source_hashes), report.total)],
+        [(landing_seq, landing_id, format_id, list(inputs), list(source_hashes), report.total,
+          sorted(report.by_format))],
         "landing_seq long, landing_id string, declared_format string, inputs array<string>, "
-        "source_hashes array<string>, messages long",
+        "source_hashes array<string>, messages long, formats array<string>",
     ).select(
         "landing_seq",
         "landing_id",
@@ -721,6 +733,7 @@ def write_landing(
         "inputs",
         "source_hashes",
         "messages",
+        "formats",
     ).coalesce(1).write.insertInto(f"{settings.raw_schema}.landings")
 
 

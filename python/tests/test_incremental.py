@@ -137,11 +137,12 @@ def runs(lake, tmp_path_factory):
     incremental, incremental_derived = snapshot(lake), derived(lake)
     superseded = {"incremental": superseded_versions(lake)}
     tested = {"incremental": _test_sql(result)}
+    formats = lake.rows("select landing_seq, formats from {schema}_raw.landings order by 1")
     tested["full"] = _test_sql(lake.build("--full-refresh"))
     full, full_derived = snapshot(lake), derived(lake)
     superseded["full"] = superseded_versions(lake)
     return (incremental, full, incremental_derived, full_derived, failures_before_widening,
-            current_after_interruption, superseded, tested)
+            current_after_interruption, superseded, tested, formats)
 
 
 def _test_sql(result):
@@ -151,7 +152,7 @@ def _test_sql(result):
 
 def test_incremental_equals_full_refresh(runs):
     """Also after the simulated interrupted build (its damage is checked first)."""
-    incremental, full, incremental_derived, full_derived, _, current_after_interruption, _, _ = runs
+    incremental, full, incremental_derived, full_derived, _, current_after_interruption, _, _, _ = runs
     assert current_after_interruption == 0
     assert incremental[0] == full[0]
     assert incremental[1] == full[1]
@@ -163,7 +164,7 @@ def test_incremental_equals_full_refresh(runs):
 def test_widened_column_is_checked_again(runs):
     """Landing 5 widens v from int to string: the old landings' failures are gone, as in a full
     rebuild, and every landing's checks carry the table's new type hash."""
-    _, _, incremental_derived, full_derived, failures_before_widening, _, _, _ = runs
+    _, _, incremental_derived, full_derived, failures_before_widening, _, _, _, _ = runs
     assert failures_before_widening > 0
     assert [r for r in incremental_derived["cdc_conversion_failures"] if r["column_name"] == "v"] == []
     hashes = {
@@ -227,6 +228,14 @@ def test_scheduled_build_tests_the_landings_it_added(runs):
     scd2 = next(name for name in incremental if name.startswith("cdc_scd2_versions_cdc_history"))
     assert "changed_keys" in incremental[scd2] and "landing_seq > 6" in incremental[scd2]
     assert "changed_keys" not in full[scd2]
+
+
+def test_landings_record_their_formats(runs):
+    """Each landing records the formats it holds; a staging model reads only those landings."""
+    assert [(r["landing_seq"], r["formats"]) for r in runs[8]] == [
+        (1, ["canal_json"]), (2, ["canal_json"]), (3, ["debezium_json"]), (4, ["canal_json"]),
+        (5, ["canal_json"]), (6, ["debezium_json"]), (7, ["canal_json"]),
+    ]
 
 
 def test_history_partitions_follow_the_closing_landing(runs):

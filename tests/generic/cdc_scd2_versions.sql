@@ -23,7 +23,8 @@
     ),
 
     tested as (
-        select tested_versions.*
+        -- the keys of one increment: broadcast, so the versions are not shuffled to meet them
+        select /*+ broadcast(changed_keys) */ tested_versions.*
         from {{ model }} as tested_versions
         left semi join changed_keys
             on

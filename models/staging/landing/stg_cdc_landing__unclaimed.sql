@@ -4,14 +4,24 @@
     are quarantined, the latter (tombstones) are control events. So every landed message reaches
     int_cdc__events, and cdc_landing_audit can account for it.
 -#}
+{%- set claimed_formats = "'" ~ var('cdc_formats') | join("', '") ~ "'" %}
+
 with
 
 landed as (
     select *
     from {{ source('cdc_landing', 'raw_messages') }}
     where
-        message_format not in ({{ "'" ~ var('cdc_formats') | join("', '") ~ "'" }})
-        and landing_seq in (select landing_seq from {{ source('cdc_landing', 'landings') }})
+        message_format not in ({{ claimed_formats }})
+        and landing_seq in (
+            -- the landings holding a format no staging model reads (or, landed by an older
+            -- cdc-lake, any format)
+            select landing_seq
+            from {{ source('cdc_landing', 'landings') }}
+            where
+                formats is null
+                or exists(formats, landed_format -> landed_format not in ({{ claimed_formats }}))
+        )
         and landing_seq > {{ cdc_watermark() }}
 ),
 
