@@ -70,11 +70,18 @@ current_versions as (
     where stored_in_landing = 0
 ),
 
+new_keys as (
+    select distinct source_database, source_table, primary_key
+    from new_events
+),
+
 touched_current as (
-    select current_versions.*
+    -- the current versions of the keys with new events (the narrow keys are broadcast, or
+    -- shuffled with the current versions when the increment is large)
+    select {{ broadcast_new_keys }} current_versions.*
     from current_versions
-    left semi join new_events
-        on {{ cdc_same_key('current_versions', 'new_events') }}
+    left semi join new_keys
+        on {{ cdc_same_key('current_versions', 'new_keys') }}
 ),
 
 late_keys as (
@@ -251,11 +258,6 @@ written_versions as (
 {% if incremental %}
 
 ,
-
-new_keys as (
-    select distinct source_database, source_table, primary_key
-    from new_events
-),
 
 kept_versions as (
     -- the current versions of keys without new events

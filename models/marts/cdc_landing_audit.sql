@@ -8,8 +8,16 @@
     and unaccounted_messages must be 0 (the data test cdc_all_messages_accounted fails the build
     otherwise). messages_with_changes, messages_with_ddl and control_messages count the messages
     with at least one such part, so a multi-part message can count in several of them.
+
+    The counts per landing (int_cdc__landing_input_counts) are added up; a message that
+    `cdc-lake requeue` landed again is then moved from its outcome to requeued: its copy, a new
+    message, stands for it. Only the requeued messages' outcomes are looked up.
 -#}
 with
+
+landing_input_counts as (
+    select * from {{ ref('int_cdc__landing_input_counts') }}
+),
 
 requeued_messages as (
     select distinct message_id
@@ -17,43 +25,70 @@ requeued_messages as (
     where landing_seq in (select landing_seq from {{ source('cdc_landing', 'landings') }})
 ),
 
-outcomes as (
-    -- a message that `cdc-lake requeue` landed again is counted as requeued: its copy, a new
-    -- message, stands for it
-    select
-        message_outcomes.message_id,
-        message_outcomes.landing_seq,
+requeued_outcomes as (
+    select /*+ broadcast(requeued_messages) */  -- noqa: RF02
         message_outcomes.landed_input,
-        message_outcomes.change_parts,
-        message_outcomes.keyless_change_parts,
-        message_outcomes.ddl_parts,
-        message_outcomes.control_parts,
-        message_outcomes.is_partly_quarantined,
-        message_outcomes.is_duplicate,
-        case
-            when requeued_messages.message_id is not null then 'requeued'
-            else message_outcomes.outcome
-        end as outcome
+        message_outcomes.outcome,
+        message_outcomes.is_partly_quarantined
     from {{ ref('int_cdc__message_outcomes') }} as message_outcomes
-    left join requeued_messages on message_outcomes.message_id = requeued_messages.message_id
+    left semi join requeued_messages on message_outcomes.message_id = requeued_messages.message_id
+),
+
+requeued_counts as (
+    select
+        landed_input,
+        count(*) as requeued_messages,
+        count_if(outcome = 'quarantined') as quarantined_messages,
+        count_if(outcome = 'unaccounted') as unaccounted_messages,
+        count_if(outcome = 'change') as outcome_change_messages,
+        count_if(outcome = 'ddl') as outcome_ddl_messages,
+        count_if(outcome = 'control') as outcome_control_messages,
+        count_if(is_partly_quarantined and outcome = 'quarantined') as partly_quarantined_messages
+    from requeued_outcomes
+    group by landed_input
+),
+
+input_counts as (
+    select
+        landed_input,
+        min(landing_seq) as first_landing_seq,
+        max(landing_seq) as last_landing_seq,
+        sum(landed_messages) as landed_messages,
+        sum(messages_with_changes) as messages_with_changes,
+        sum(messages_with_ddl) as messages_with_ddl,
+        sum(control_messages) as control_messages,
+        sum(quarantined_messages) as quarantined_messages,
+        sum(unaccounted_messages) as unaccounted_messages,
+        sum(outcome_change_messages) as outcome_change_messages,
+        sum(outcome_ddl_messages) as outcome_ddl_messages,
+        sum(outcome_control_messages) as outcome_control_messages,
+        sum(partly_quarantined_messages) as partly_quarantined_messages,
+        sum(duplicate_messages) as duplicate_messages
+    from landing_input_counts
+    group by landed_input
 )
 
 select
-    outcomes.landed_input,
-    min(outcomes.landing_seq) as first_landing_seq,
-    max(outcomes.landing_seq) as last_landing_seq,
-    count(*) as landed_messages,
-    count_if(outcomes.change_parts + outcomes.keyless_change_parts > 0) as messages_with_changes,
-    count_if(outcomes.ddl_parts > 0) as messages_with_ddl,
-    count_if(outcomes.control_parts > 0) as control_messages,
-    count_if(outcomes.outcome = 'quarantined') as quarantined_messages,
-    count_if(outcomes.outcome = 'unaccounted') as unaccounted_messages,
-    count_if(outcomes.outcome = 'change') as outcome_change_messages,
-    count_if(outcomes.outcome = 'ddl') as outcome_ddl_messages,
-    count_if(outcomes.outcome = 'control') as outcome_control_messages,
-    count_if(outcomes.outcome = 'requeued') as requeued_messages,
-    count_if(outcomes.is_partly_quarantined and outcomes.outcome = 'quarantined')
+    input_counts.landed_input,
+    input_counts.first_landing_seq,
+    input_counts.last_landing_seq,
+    input_counts.landed_messages,
+    input_counts.messages_with_changes,
+    input_counts.messages_with_ddl,
+    input_counts.control_messages,
+    input_counts.quarantined_messages - coalesce(requeued_counts.quarantined_messages, 0)
+        as quarantined_messages,
+    input_counts.unaccounted_messages - coalesce(requeued_counts.unaccounted_messages, 0)
+        as unaccounted_messages,
+    input_counts.outcome_change_messages - coalesce(requeued_counts.outcome_change_messages, 0)
+        as outcome_change_messages,
+    input_counts.outcome_ddl_messages - coalesce(requeued_counts.outcome_ddl_messages, 0)
+        as outcome_ddl_messages,
+    input_counts.outcome_control_messages - coalesce(requeued_counts.outcome_control_messages, 0)
+        as outcome_control_messages,
+    coalesce(requeued_counts.requeued_messages, 0) as requeued_messages,
+    input_counts.partly_quarantined_messages - coalesce(requeued_counts.partly_quarantined_messages, 0)
         as partly_quarantined_messages,
-    count_if(outcomes.is_duplicate) as duplicate_messages
-from outcomes
-group by outcomes.landed_input
+    input_counts.duplicate_messages
+from input_counts
+left join requeued_counts on input_counts.landed_input = requeued_counts.landed_input
