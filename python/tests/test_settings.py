@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 import yaml
 
 from cdc_lake.settings import load_settings
@@ -37,3 +38,20 @@ def test_local_target_mirrors_settings(monkeypatch, tmp_path):
     assert PROJECT_DIR / params.pop("spark.jars") == Path(conf.pop("spark.jars"))
     assert params == conf
     assert local["schema"] == load_settings().schema
+
+
+def test_dbt_applies_the_sql_settings_of_cdc_lake_spark_conf(lake, monkeypatch):
+    from cdc_lake.dbt import DbtError
+
+    lake.scenario("spark_conf_hook")
+    before = lake.spark.conf.get("spark.sql.autoBroadcastJoinThreshold")
+    monkeypatch.setenv("CDC_LAKE_SPARK_CONF", "spark.sql.autoBroadcastJoinThreshold = 12345")
+    try:
+        lake.build("--select", "cdc_table_keys")
+        assert lake.spark.conf.get("spark.sql.autoBroadcastJoinThreshold") == "12345"
+    finally:
+        lake.spark.conf.set("spark.sql.autoBroadcastJoinThreshold", before)
+    # a setting a running session cannot change stops the build and says where it belongs
+    monkeypatch.setenv("CDC_LAKE_SPARK_CONF", "spark.driver.memory=8g")
+    with pytest.raises(DbtError, match=r"spark\.driver\.memory.*profiles/profiles\.yml"):
+        lake.build("--select", "cdc_table_keys")
