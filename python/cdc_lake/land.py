@@ -720,21 +720,15 @@ def write_landing(
     say(f"landing {landing_seq}: {report.total} message(s) written; committing")
     if before_commit is not None:
         before_commit()
+    landings_table = f"{settings.raw_schema}.landings"
     spark.createDataFrame(
         [(landing_seq, landing_id, format_id, list(inputs), list(source_hashes), report.total,
           sorted(report.by_format))],
         "landing_seq long, landing_id string, declared_format string, inputs array<string>, "
         "source_hashes array<string>, messages long, formats array<string>",
-    ).select(
-        "landing_seq",
-        "landing_id",
-        F.current_timestamp().alias("landed_at"),
-        "declared_format",
-        "inputs",
-        "source_hashes",
-        "messages",
-        "formats",
-    ).coalesce(1).write.insertInto(f"{settings.raw_schema}.landings")
+    ).withColumn("landed_at", F.current_timestamp()).select(
+        *spark.table(landings_table).columns
+    ).coalesce(1).write.insertInto(landings_table)
 
 
 def land(

@@ -10,9 +10,13 @@
         of the keys that the landings of its last build changed are checked (every version of
         such a key): the chains of other keys are as an earlier build left and tested them.
     -#}
-    {%- set watermark = cdc_tested_watermark(adapter.get_relation(
+    {%- set versions_relation = adapter.get_relation(
         database=model.database, schema=model.schema, identifier=new_landings_of
-    )) if new_landings_of else 0 %}
+    ) if new_landings_of else none %}
+    {%- set watermark = cdc_tested_watermark(versions_relation) if new_landings_of else 0 %}
+    {#- the changed keys of a small increment are broadcast, so the versions are not shuffled to them -#}
+    {%- set broadcast_changed_keys = '/*+ broadcast(changed_keys) */'
+        if watermark > 0 and cdc_is_small_increment(versions_relation, watermark) else '' %}
     with
 
     {% if watermark > 0 -%}
@@ -23,8 +27,7 @@
     ),
 
     tested as (
-        -- the keys of one increment: broadcast, so the versions are not shuffled to meet them
-        select /*+ broadcast(changed_keys) */ tested_versions.*
+        select {{ broadcast_changed_keys }} tested_versions.*
         from {{ model }} as tested_versions
         left semi join changed_keys
             on
