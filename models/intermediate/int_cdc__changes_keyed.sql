@@ -17,10 +17,8 @@ with
 
 changes as (
     select *
-    from {{ ref('int_cdc__events') }}
-    where
-        event_kind = 'change'
-        and landing_seq > {{ cdc_watermark() }}
+    from {{ cdc_events_above(cdc_watermark()) }} as events
+    where event_kind = 'change'
 ),
 
 table_keys as (

@@ -23,11 +23,10 @@ ddl_events as (
         event_ts,
         message_index,
         landing_seq
-    from {{ ref('int_cdc__events') }}
+    from {{ cdc_events_above(cdc_watermark()) }} as events
     where
         event_kind = 'ddl'
         and source_table is not null
-        and landing_seq > {{ cdc_watermark() }}
 ),
 
 declared_keys as (

@@ -43,8 +43,8 @@ event_parts as (
     select
         message_id,
         event_kind as part_kind
-    from {{ ref('int_cdc__events') }}
-    where (event_kind is null or event_kind != 'change') and landing_seq > {{ watermark }}
+    from {{ cdc_events_above(watermark) }} as events
+    where event_kind is null or event_kind != 'change'
 
     union all
 

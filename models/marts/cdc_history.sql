@@ -3,8 +3,16 @@
     them). A view: a key re-chained for a late-arriving event leaves its earlier versions in their
     partitions, and this view keeps only the versions of each key's newest chain, so an incremental
     build never rewrites old partitions. `dbt build --full-refresh` drops the superseded versions.
+    The re-chained keys are few next to all versions: when they number at most var
+    cdc_broadcast_max_new_rows (counted when dbt builds the view), the view broadcasts them to its
+    anti join, so a reader does not shuffle every version to find the superseded ones.
 -#}
 {{ config(materialized='view') }}
+
+{%- set newest_chains_where = 'stored_in_landing = 0 and chain_start_landing > 0' -%}
+{%- set broadcast_newest_chains = '/*+ broadcast(newest_chains) */' if cdc_row_count_at_most(
+    ref('int_cdc__history_versions'), newest_chains_where, var('cdc_broadcast_max_new_rows')
+) else '' %}
 
 with
 
@@ -20,10 +28,10 @@ newest_chains as (
         primary_key,
         chain_start_landing
     from versions
-    where stored_in_landing = 0 and chain_start_landing > 0
+    where {{ newest_chains_where }}
 )
 
-select
+select {{ broadcast_newest_chains }}
     versions.source_database,
     versions.source_table,
     versions.primary_key,

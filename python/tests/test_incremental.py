@@ -137,12 +137,13 @@ def runs(lake, tmp_path_factory):
     incremental, incremental_derived = snapshot(lake), derived(lake)
     superseded = {"incremental": superseded_versions(lake)}
     tested = {"incremental": _test_sql(result)}
+    messages = {r.node.name: r.message for r in result.results if r.node.resource_type == "model"}
     formats = lake.rows("select landing_seq, formats from {schema}_raw.landings order by 1")
     tested["full"] = _test_sql(lake.build("--full-refresh"))
     full, full_derived = snapshot(lake), derived(lake)
     superseded["full"] = superseded_versions(lake)
     return (incremental, full, incremental_derived, full_derived, failures_before_widening,
-            current_after_interruption, superseded, tested, formats)
+            current_after_interruption, superseded, tested, formats, messages)
 
 
 def _test_sql(result):
@@ -152,7 +153,7 @@ def _test_sql(result):
 
 def test_incremental_equals_full_refresh(runs):
     """Also after the simulated interrupted build (its damage is checked first)."""
-    incremental, full, incremental_derived, full_derived, _, current_after_interruption, _, _, _ = runs
+    incremental, full, incremental_derived, full_derived, _, current_after_interruption, _, _, _, _ = runs
     assert current_after_interruption == 0
     assert incremental[0] == full[0]
     assert incremental[1] == full[1]
@@ -164,7 +165,7 @@ def test_incremental_equals_full_refresh(runs):
 def test_widened_column_is_checked_again(runs):
     """Landing 5 widens v from int to string: the old landings' failures are gone, as in a full
     rebuild, and every landing's checks carry the table's new type hash."""
-    _, _, incremental_derived, full_derived, failures_before_widening, _, _, _, _ = runs
+    _, _, incremental_derived, full_derived, failures_before_widening, _, _, _, _, _ = runs
     assert failures_before_widening > 0
     assert [r for r in incremental_derived["cdc_conversion_failures"] if r["column_name"] == "v"] == []
     hashes = {
@@ -236,6 +237,16 @@ def test_landings_record_their_formats(runs):
         (1, ["canal_json"]), (2, ["canal_json"]), (3, ["debezium_json"]), (4, ["canal_json"]),
         (5, ["canal_json"]), (6, ["debezium_json"]), (7, ["canal_json"]),
     ]
+
+
+def test_formats_without_new_landings_are_not_rebuilt(runs):
+    """The fifth build's landing holds Canal messages only: the Debezium staging model (and those of
+    formats never landed) records the build without rebuilding anything; the Canal one is built."""
+    messages = runs[9]
+    assert messages["stg_debezium_json__changes"] == "SKIP: no new landing holds format debezium_json"
+    assert messages["stg_oms_default__changes"] == "SKIP: no new landing holds format oms_default"
+    assert not messages["stg_canal_json__changes"].startswith("SKIP")
+    assert not messages["stg_cdc_landing__unclaimed"].startswith("SKIP")
 
 
 def test_history_partitions_follow_the_closing_landing(runs):
