@@ -37,10 +37,6 @@
         True when a committed landing above the model's watermark holds messages of `format_id`
         (or, landed by an older cdc-lake, does not say which formats it holds).
     -#}
-    {%- set result = run_query(
-        'select count(*) from ' ~ source('cdc_landing', 'landings')
-        ~ ' where landing_seq > ' ~ cdc_watermark()
-        ~ ' and landing_seq in (' ~ cdc_landings_with_format(source('cdc_landing', 'landings'), format_id) ~ ')'
-    ) -%}
-    {{- return(result.columns[0].values()[0] | int > 0) -}}
+    {%- set formats = cdc_formats_landed_above(cdc_watermark()) -%}
+    {{- return(formats is none or format_id in formats) -}}
 {% endmacro %}

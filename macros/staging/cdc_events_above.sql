@@ -23,10 +23,11 @@
         "any format": while dbt parses, on a first or full build (watermark 0), or when such a
         landing does not record its formats (landed by an older cdc-lake).
     -#}
+    {#- referenced before anything returns, so that dbt records the dependency when it parses -#}
+    {%- set landings = source('cdc_landing', 'landings') -%}
     {%- if not execute or watermark == 0 -%}
         {{- return(none) -}}
     {%- endif -%}
-    {%- set landings = source('cdc_landing', 'landings') -%}
     {%- set result = run_query(
         'select count_if(formats is null) as unrecorded, '
         ~ "concat_ws(',', array_distinct(flatten(collect_list(coalesce(formats, array()))))) as formats "
