@@ -20,12 +20,12 @@
 {% macro cdc_formats_landed_above(watermark) %}
     {#-
         The formats the committed landings above `watermark` hold (landings.formats), or none for
-        "any format": while dbt parses, on a first or full build (watermark 0), or when such a
-        landing does not record its formats (landed by an older cdc-lake).
+        "any format": while dbt parses, before anything was landed, or when such a landing does not
+        record its formats (landed by an older cdc-lake).
     -#}
     {#- referenced before anything returns, so that dbt records the dependency when it parses -#}
     {%- set landings = source('cdc_landing', 'landings') -%}
-    {%- if not execute or watermark == 0 -%}
+    {%- if not execute or load_relation(landings) is none -%}
         {{- return(none) -}}
     {%- endif -%}
     {%- set result = run_query(
