@@ -13,10 +13,11 @@
     {%- set versions_relation = adapter.get_relation(
         database=model.database, schema=model.schema, identifier=new_landings_of
     ) if new_landings_of else none %}
-    {%- set watermark = cdc_tested_watermark(versions_relation) if new_landings_of else 0 %}
+    {#- 0 (test every version) without new_landings_of: cdc_tested_watermark(none) is 0 -#}
+    {%- set watermark = cdc_tested_watermark(versions_relation) %}
     {#- the changed keys of a small increment are broadcast, so the versions are not shuffled to them -#}
     {%- set broadcast_changed_keys = '/*+ broadcast(changed_keys) */'
-        if watermark > 0 and cdc_is_small_increment(versions_relation, watermark) else '' %}
+        if cdc_is_small_increment(versions_relation, watermark) else '' %}
     with
 
     {% if watermark > 0 -%}
