@@ -20,3 +20,6 @@ bash scripts/build_jvm.sh
 # Generate the Canal protobuf classes from python/cdc_lake/proto/canal.proto now (protoc from
 # grpcio-tools), so that the first landing does not have to.
 .venv/bin/python -c "from cdc_lake.proto import load_canal_pb2; load_canal_pb2()"
+# Record the classes a landing and a build load in a JVM class archive that every Spark driver
+# maps (see scripts/build_class_archive.sh; about 40 s, once per JDK and pyspark).
+bash scripts/build_class_archive.sh

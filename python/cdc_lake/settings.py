@@ -17,6 +17,12 @@ FUNCTIONS_JAR = Path(__file__).resolve().parent / "jvm" / "cdc-lake-functions.ja
 """The jar of the project's JVM functions that scripts/build_jvm.sh builds (profiles.yml names it
 relative to the project root: python/cdc_lake/jvm/cdc-lake-functions.jar)."""
 
+CLASS_ARCHIVE = Path(__file__).resolve().parent / "jvm" / "spark-classes.jsa"
+"""The JVM class archive (CDS) that scripts/build_class_archive.sh writes: the classes a landing and
+a dbt build load, mapped from one file instead of read from Spark's jars, so that every Spark
+session of the project starts and warms up a few seconds sooner. A JVM ignores an archive that is
+missing or was written for another JDK or pyspark."""
+
 
 def _env(name: str, default: str) -> str:
     value = os.environ.get(name, "").strip()
@@ -34,6 +40,7 @@ class Settings:
     driver_memory: str
     shuffle_partitions: str
     functions_jar: Path
+    jvm_options: str = ""
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -64,9 +71,17 @@ class Settings:
             "spark.ui.showConsoleProgress": "false",
             # the project's JVM functions (python/cdc_lake/jvm/, built by scripts/setup.sh)
             "spark.jars": str(self.functions_jar),
+            # the driver JVM's options: by default, map the class archive (CLASS_ARCHIVE)
+            "spark.driver.extraJavaOptions": self.jvm_options,
         }
         conf.update(self.extra)
         return conf
+
+
+def _java_option(option: str, path: Path) -> str:
+    """`option` with `path`, quoted when the path has white space (Spark splits JVM options on it)."""
+    text = f"{option}{path}"
+    return f'"{text}"' if any(c.isspace() for c in text) else text
 
 
 def load_settings() -> Settings:
@@ -86,5 +101,6 @@ def load_settings() -> Settings:
         driver_memory=_env("CDC_LAKE_DRIVER_MEMORY", "4g"),
         shuffle_partitions=_env("CDC_LAKE_SHUFFLE_PARTITIONS", "8"),
         functions_jar=Path(_env("CDC_LAKE_FUNCTIONS_JAR", str(FUNCTIONS_JAR))).absolute(),
+        jvm_options=_env("CDC_LAKE_JVM_OPTIONS", _java_option("-XX:SharedArchiveFile=", CLASS_ARCHIVE)),
         extra=extra,
     )
