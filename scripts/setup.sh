@@ -21,5 +21,5 @@ bash scripts/build_jvm.sh
 # grpcio-tools), so that the first landing does not have to.
 .venv/bin/python -c "from cdc_lake.proto import load_canal_pb2; load_canal_pb2()"
 # Record the classes a landing and a build load in a JVM class archive that every Spark driver
-# maps (see scripts/build_class_archive.sh; about 40 s, once per JDK and pyspark).
+# maps (see scripts/build_class_archive.sh; about 2 minutes, once per JDK and pyspark).
 bash scripts/build_class_archive.sh
