@@ -10,6 +10,7 @@ pyspark, runs without it.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -41,9 +42,11 @@ def record(archive: Path = CLASS_ARCHIVE) -> None:
         _stop_jvm(get_spark())
         if not recorded.is_file() or recorded.stat().st_size == 0:
             raise RuntimeError(f"the JVM exited without writing {recorded}")
+        # the scratch folder may be on another file system (a tmpfs /tmp): copy the archive next
+        # to its place first, then rename it there, which replaces the old one at once
         staged = archive.with_name(archive.name + ".tmp")
         staged.unlink(missing_ok=True)
-        os.replace(recorded, staged)
+        shutil.move(recorded, staged)
         os.replace(staged, archive)
 
 

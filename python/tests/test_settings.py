@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import os
 import re
 from pathlib import Path
 
@@ -102,8 +104,17 @@ def test_class_archive_is_installed_only_when_the_jvm_wrote_it(monkeypatch, tmp_
     with pytest.raises(RuntimeError, match="exited without writing"):
         class_archive.record(archive)
     assert archive.read_bytes() == b"the archive of an earlier setup"
-    # the JVM writes it while it exits: it replaces the old one whole
+    # the JVM writes it while it exits: it replaces the old one whole, also when the scratch folder
+    # is on another file system than the archive (a rename across them fails)
     monkeypatch.setattr(class_archive, "_stop_jvm", lambda spark: recording["path"].write_bytes(b"new classes"))
+    real_replace = os.replace
+
+    def replace_on_one_file_system(source, target):
+        if Path(source).parent != Path(target).parent:
+            raise OSError(errno.EXDEV, "Invalid cross-device link")
+        real_replace(source, target)
+
+    monkeypatch.setattr(class_archive.os, "replace", replace_on_one_file_system)
     class_archive.record(archive)
     assert archive.read_bytes() == b"new classes"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["spark-classes.jsa"]
