@@ -125,6 +125,9 @@ class TreeSampler(threading.Thread):
 
 def measure(name: str, command: list[str], env: dict[str, str], log_path: Path, interval: float) -> Step:
     """Run `command`, sampling its process tree; its output goes to log_path."""
+    # write back what earlier steps left in the page cache (step (b) writes the whole lake), so
+    # that a step does not pay for its predecessor's disk writes
+    os.sync()
     step = Step(name, load_before=os.getloadavg()[0], log=str(log_path))
     log_path.parent.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
