@@ -328,6 +328,8 @@ class ParseFailure:
     source_hash: str
     message_index: int
     reason: str | None
+    undecodable: bool = False
+    """The message is not UTF-8 text (the reason says where); else it is not JSON."""
 
 
 @dataclass(frozen=True)
@@ -344,16 +346,23 @@ def _lines(spark: "SparkSession", path: Path) -> "DataFrame":
     """Every line of a text file, blank ones too, with its Spark partition (_pid) and its position
     in that partition (_rip), as read: both passes over a file number its lines the same way.
 
-    A line loses a trailing carriage return (regexp_replace of `\\r$`). regexp_replace works on a
-    Java string, so it also turns bytes that are not UTF-8 into U+FFFD: the text of a line is always
-    UTF-8. It decodes and copies every line it is given, so it gets only the lines where it changes
-    something, those with a carriage return or that are not UTF-8; it would give the others back
-    unchanged."""
+    A line loses a trailing carriage return: a UTF-8 line by regexp_replace of `\\r$` (which decodes
+    and copies the line, so it gets only the lines that hold a carriage return), a line that is not
+    UTF-8 by dropping its last byte if that is one. A line that is not UTF-8 keeps its bytes as they
+    are (regexp_replace would turn them into U+FFFD): the write lands it as undecodable, with its
+    bytes and the reason, and staging quarantines it, as it does a Kafka value that is not UTF-8."""
     from pyspark.sql import functions as F
 
     value = F.col("value")
-    needs_replace = value.contains("\r") | ~F.expr("is_valid_utf8(value)")
-    text = F.when(needs_replace, F.regexp_replace(value, "\r$", "")).otherwise(value)
+    not_utf8_without_cr = F.expr(
+        "cast(case when endswith(value, '\\r') then substring(cast(value as binary), 1, octet_length(value) - 1) "
+        "else cast(value as binary) end as string)"
+    )
+    text = (
+        F.when(~F.expr("is_valid_utf8(value)"), not_utf8_without_cr)
+        .when(value.contains("\r"), F.regexp_replace(value, "\r$", ""))
+        .otherwise(value)
+    )
     lines = spark.read.option("lineSep", "\n").text(str(path)).select(
         text.alias("message_text"),
         F.spark_partition_id().alias("_pid"),
@@ -373,7 +382,7 @@ def _scan_text_inputs(
     sort. With `check` (a landing of text files only) it also runs the JSON check, which would
     otherwise run in the write, where explaining the few messages that fail needs a Python UDF
     that Spark feeds every row: here they are counted, then fetched and explained in this process.
-    (The text of a line is UTF-8, see `_lines`, so the UTF-8 check has nothing to find.)
+    A line that is not UTF-8 (see `_lines`) fails the check too, and is explained from its bytes.
     """
     from pyspark.sql import functions as F
 
@@ -407,7 +416,7 @@ def _scan_text_inputs(
 
 def _checked_lines(spark: "SparkSession", items: Sequence[LandingInput]) -> "DataFrame":
     """The lines of all `items` (_input: the index in `items`) with _bad: the line is a message
-    (not blank) that is not JSON as staging parses it."""
+    (not blank) that is not UTF-8 or not JSON as staging parses it."""
     from pyspark.sql import functions as F
 
     from cdc_lake.exact_json import validity_check_sql
@@ -417,7 +426,8 @@ def _checked_lines(spark: "SparkSession", items: Sequence[LandingInput]) -> "Dat
     for other in frames[1:]:
         lines = lines.unionByName(other)
     message = F.trim("message_text") != ""
-    return lines.withColumn("_bad", message & F.expr(validity_check_sql("message_text")))
+    not_utf8 = ~F.expr("is_valid_utf8(message_text)")
+    return lines.withColumn("_bad", message & (not_utf8 | F.expr(validity_check_sql("message_text"))))
 
 
 def _explain_failures(
@@ -432,7 +442,7 @@ def _explain_failures(
     would. Only the partitions that hold them, between the first and the last, are checked again."""
     from pyspark.sql import functions as F
 
-    from cdc_lake.exact_json import explain
+    from cdc_lake.exact_json import explain, explain_utf8
 
     where = " or ".join(
         f"(_input = {g['_input']} and _pid = {g['_pid']} and _rip between {g['first_bad']} and {g['last_bad']})"
@@ -440,12 +450,17 @@ def _explain_failures(
     )
     with _Progress(spark, say):
         found = checked.where(F.expr(where) & F.col("_bad"))
-        rows = found.select("_input", "_pid", "_rip", "message_text").collect()
+        # the bytes of a line that is not UTF-8 (Python would get its text with U+FFFD in it)
+        not_utf8 = F.when(~F.expr("is_valid_utf8(message_text)"), F.col("message_text").cast("binary"))
+        rows = found.select("_input", "_pid", "_rip", "message_text", not_utf8.alias("_bytes")).collect()
     failures = []
     for row in rows:
         source_hash = items[row["_input"]].source_hash
         index = offsets[source_hash][row["_pid"]] + row["_rip"] + 1
-        failures.append(ParseFailure(source_hash, index, explain(row["message_text"])))
+        if row["_bytes"] is not None:
+            failures.append(ParseFailure(source_hash, index, explain_utf8(bytes(row["_bytes"])), undecodable=True))
+        else:
+            failures.append(ParseFailure(source_hash, index, explain(row["message_text"])))
     return failures
 
 
@@ -635,20 +650,26 @@ def _checked_in_spark(df: "DataFrame") -> "DataFrame":
 
 
 def _checked_before(df: "DataFrame", failures: Sequence[ParseFailure]) -> "DataFrame":
-    """_bad_utf8 (false: text files are read as UTF-8), _bad_json and _why from the failures the
-    first pass found, joined to the messages (by source_hash and message_index) by broadcast; with
-    no failure, constants that Spark folds away."""
+    """_bad_utf8, _bad_json and _why from the failures the first pass found, joined to the messages
+    (by source_hash and message_index) by broadcast; with no failure, constants that Spark folds
+    away. A message that is not UTF-8 keeps its bytes and no text (`_undecodable`)."""
     from pyspark.sql import functions as F
 
-    df = df.withColumn("_bad_utf8", F.lit(False))
     if not failures:
-        return df.withColumn("_bad_json", F.lit(False)).withColumn("_why", F.lit(None).cast("string"))
+        return (
+            df.withColumn("_bad_utf8", F.lit(False))
+            .withColumn("_bad_json", F.lit(False))
+            .withColumn("_why", F.lit(None).cast("string"))
+        )
     known = df.sparkSession.createDataFrame(
-        [(f.source_hash, f.message_index, True, f.reason) for f in failures],
-        "source_hash string, message_index long, _failed boolean, _why string",
+        [(f.source_hash, f.message_index, f.undecodable, f.reason) for f in failures],
+        "source_hash string, message_index long, _failed_utf8 boolean, _why string",
     )
+    # _failed_utf8: null for a message without a failure, true if it is not UTF-8, false if not JSON
     df = df.join(F.broadcast(known), ["source_hash", "message_index"], "left")
-    return df.withColumn("_bad_json", F.coalesce(F.col("_failed"), F.lit(False))).drop("_failed")
+    df = df.withColumn("_bad_utf8", F.coalesce(F.col("_failed_utf8"), F.lit(False)))
+    df = df.withColumn("_bad_json", F.col("_failed_utf8").eqNullSafe(F.lit(False))).drop("_failed_utf8")
+    return _undecodable(df) if any(f.undecodable for f in failures) else df
 
 
 def _explain_series(texts: "pd.Series", payloads: "pd.Series") -> "pd.Series":

@@ -75,6 +75,9 @@ def built(lake, tmp_path_factory):
         json.dumps(canal("UPSERT", "t", [{"id": "9"}], es=6_000)),  # unknown type
     ]
     write_jsonl(tmp / "bad.jsonl", bad)
+    # a line of a text file that is not UTF-8: quarantined with its bytes, as the Kafka value below
+    with open(tmp / "bad.jsonl", "ab") as file:
+        file.write(NOT_UTF8 + b"\r\n")
     # Debezium messages landed with the wrong format id: quarantined, then requeued
     wrong = [
         dbz("c", None, {"id": "1", "n": "a"}, 10, 10_000),
@@ -146,8 +149,8 @@ def counts(landed, with_changes, quarantined, outcome_change, *, partly=0, dupli
 def test_landing_reports(built):
     _, tmp, first = built
     landed = [r.total for r in first["reports"]]
-    # good 5 + bad 6; re-landing: 0; good_again 2; wrong 2; k1 3; k2 only the new offset; unknown 1
-    assert landed == [11, 0, 2, 2, 3, 1, 1]
+    # good 5 + bad 7; re-landing: 0; good_again 2; wrong 2; k1 3; k2 only the new offset; unknown 1
+    assert landed == [12, 0, 2, 2, 3, 1, 1]
     assert first["reports"][1].skipped == [str(tmp / "good.jsonl")]
 
 
@@ -186,12 +189,16 @@ def test_quarantine_reasons_are_specific(built):
                 "key column(s) id missing from the row image",
                 json.dumps(canal("INSERT", "t", [{"id": "3", "v": "y"}, {"v": "no id"}], es=5_000, msg_id=5)),
             ),
-            (
-                "canal_json",
-                None,
-                "undecodable bytes: not valid UTF-8 text at byte offset 27 (bytes ff fe 22 7d): invalid start byte",
-                base64.b64encode(NOT_UTF8).decode(),
-            ),
+            # the line of bad.jsonl and the Kafka value: the same bytes, the same reason
+            *[
+                (
+                    "canal_json",
+                    None,
+                    "undecodable bytes: not valid UTF-8 text at byte offset 27 (bytes ff fe 22 7d): invalid start byte",
+                    base64.b64encode(NOT_UTF8).decode(),
+                )
+            ]
+            * 2,
             (
                 "unknown",
                 None,
@@ -209,7 +216,7 @@ def test_every_message_is_accounted_for(built):
     _, _, first = built
     assert first["audit"] == {
         "good.jsonl": counts(5, 5, 1, 4, partly=1),
-        "bad.jsonl": counts(6, 1, 6, 0),
+        "bad.jsonl": counts(7, 1, 7, 0),
         "good_again.jsonl": counts(2, 2, 0, 2, duplicates=2),
         "wrong/0": counts(2, 0, 2, 0),
         "k/0": counts(4, 3, 1, 3),
