@@ -254,7 +254,7 @@
             {%- endif %}
             when trim({{ text }}) rlike '^-?[0-9]{11,}$'
                 and try_cast({{ text }} as bigint) % 86400000 = 0
-                then date_from_unix_date(cast(div(try_cast({{ text }} as bigint), 86400000) as int))
+                then date_from_unix_date(try_cast(div(try_cast({{ text }} as bigint), 86400000) as int))
             when trim({{ text }}) rlike '^[+-]?[0-9]{4,}-[0-9]{1,2}-[0-9]{1,2}([ T]00:00(:00(\\.0*)?)?)?$'
                 then try_cast(trim({{ text }}) as date)
         end
@@ -268,7 +268,7 @@
             when {{ base }} = 'io.debezium.time.nanotimestamp'
                 then timestamp_micros(try_cast(floor(try_cast({{ text }} as decimal(38, 0)) / 1000) as bigint))
             when {{ base }} in ('org.apache.kafka.connect.data.date', 'io.debezium.time.date')
-                then cast(date_from_unix_date(try_cast({{ text }} as int)) as timestamp)
+                then try_cast(date_from_unix_date(try_cast({{ text }} as int)) as timestamp)
             {%- endif %}
             when trim({{ text }}) rlike '^[0-9]{13}\\.[0-9]{9}$'
                 -- Dataworks: 13-digit epoch milliseconds . 9 digits of nanoseconds of the second
