@@ -343,8 +343,9 @@ class TextScan:
 
 
 def _lines(spark: "SparkSession", path: Path) -> "DataFrame":
-    """Every line of a text file, blank ones too, with its Spark partition (_pid) and its position
-    in that partition (_rip), as read: both passes over a file number its lines the same way.
+    """Every line of a text file, blank ones too, with its Spark partition (_pid), its position
+    in that partition (_rip), as read (both passes over a file number its lines the same way), and
+    whether it is UTF-8 (_is_utf8, computed once per line for every reader of the lines).
 
     A line loses a trailing carriage return: a UTF-8 line by regexp_replace of `\\r$` (which decodes
     and copies the line, so it gets only the lines that hold a carriage return), a line that is not
@@ -354,22 +355,28 @@ def _lines(spark: "SparkSession", path: Path) -> "DataFrame":
     from pyspark.sql import functions as F
 
     value = F.col("value")
+    is_utf8 = F.col("_is_utf8")
     not_utf8_without_cr = F.expr(
         "cast(case when endswith(value, '\\r') then substring(cast(value as binary), 1, octet_length(value) - 1) "
         "else cast(value as binary) end as string)"
     )
     text = (
-        F.when(~F.expr("is_valid_utf8(value)"), not_utf8_without_cr)
+        F.when(~is_utf8, not_utf8_without_cr)
         .when(value.contains("\r"), F.regexp_replace(value, "\r$", ""))
         .otherwise(value)
     )
-    lines = spark.read.option("lineSep", "\n").text(str(path)).select(
+    read = spark.read.option("lineSep", "\n").text(str(path))
+    lines = read.withColumn("_is_utf8", F.expr("is_valid_utf8(value)")).select(
         text.alias("message_text"),
+        is_utf8,
         F.spark_partition_id().alias("_pid"),
         F.monotonically_increasing_id().alias("_mid"),
     )
     return lines.select(
-        "message_text", "_pid", (F.col("_mid") - F.shiftleft(F.col("_pid").cast("long"), 33)).alias("_rip")
+        "message_text",
+        "_is_utf8",
+        "_pid",
+        (F.col("_mid") - F.shiftleft(F.col("_pid").cast("long"), 33)).alias("_rip"),
     )
 
 
@@ -426,8 +433,7 @@ def _checked_lines(spark: "SparkSession", items: Sequence[LandingInput]) -> "Dat
     for other in frames[1:]:
         lines = lines.unionByName(other)
     message = F.trim("message_text") != ""
-    not_utf8 = ~F.expr("is_valid_utf8(message_text)")
-    return lines.withColumn("_bad", message & (not_utf8 | F.expr(validity_check_sql("message_text"))))
+    return lines.withColumn("_bad", message & (~F.col("_is_utf8") | F.expr(validity_check_sql("message_text"))))
 
 
 def _explain_failures(
@@ -451,7 +457,7 @@ def _explain_failures(
     with _Progress(spark, say):
         found = checked.where(F.expr(where) & F.col("_bad"))
         # the bytes of a line that is not UTF-8 (Python would get its text with U+FFFD in it)
-        not_utf8 = F.when(~F.expr("is_valid_utf8(message_text)"), F.col("message_text").cast("binary"))
+        not_utf8 = F.when(~F.col("_is_utf8"), F.col("message_text").cast("binary"))
         rows = found.select("_input", "_pid", "_rip", "message_text", not_utf8.alias("_bytes")).collect()
     failures = []
     for row in rows:

@@ -38,36 +38,26 @@ def expected_rows(path: Path) -> list[dict]:
         lines.pop()
     rows = []
     for number, raw in enumerate(lines, 1):
-        if explain_utf8(raw) is not None:
-            # not UTF-8: lands undecodable, its bytes (less a final carriage return) and the reason;
-            # the format is detected on the text Java decodes it to (U+FFFD for each bad byte)
+        undecodable = explain_utf8(raw) is not None
+        if undecodable:
+            # lands with its bytes (less a final carriage return) and the reason; its format is
+            # detected on the text Java decodes it to (U+FFFD for each bad byte)
             data = raw[:-1] if raw.endswith(b"\r") else raw
             text = data.decode("utf-8", errors="replace")
-            looks_like_json = re.match(r"\s*[\[{]", text, re.ASCII) is not None
-            rows.append(
-                {
-                    "message_index": number,
-                    "message_text": None,
-                    "message_bytes": data,
-                    "decode_error": explain_utf8(data),
-                    "parse_error": None,
-                    "message_hash": hashlib.sha256(data).hexdigest(),
-                    "message_format": previous_detection(text) if looks_like_json else "unknown",
-                }
-            )
-            continue
-        text = java_strip_cr(raw.decode("utf-8"))
-        if text.strip(" ") == "":
-            continue
+        else:
+            text = java_strip_cr(raw.decode("utf-8"))
+            data = text.encode()
+            if text.strip(" ") == "":
+                continue
         looks_like_json = re.match(r"\s*[\[{]", text, re.ASCII) is not None
         rows.append(
             {
                 "message_index": number,
-                "message_text": text,
-                "message_bytes": None,
-                "decode_error": None,
-                "parse_error": explain(text),
-                "message_hash": hashlib.sha256(text.encode()).hexdigest(),
+                "message_text": None if undecodable else text,
+                "message_bytes": data if undecodable else None,
+                "decode_error": explain_utf8(data),
+                "parse_error": None if undecodable else explain(text),
+                "message_hash": hashlib.sha256(data).hexdigest(),
                 "message_format": previous_detection(text) if looks_like_json else "unknown",
             }
         )
