@@ -537,7 +537,8 @@ def _read_input(
         raw = F.col("value")
     elif isinstance(value_type, StringType):
         text = F.col("value")
-        raw = F.encode(F.col("value"), "UTF-8")
+        # the bytes as stored: encode() would decode them first and put U+FFFD for bytes that are not UTF-8
+        raw = F.col("value").cast("binary")
     else:
         raise LandingError(f"{item.path}: column value must be binary or string, not {value_type.simpleString()}")
     key = F.col("key").cast("string") if "key" in df.columns else null_str

@@ -95,8 +95,12 @@ def write_kafka_parquet(
     partition: int = 0,
     first_offset: int = 0,
     keys: Sequence[str | bytes | None] | None = None,
+    string_values: bool = False,
 ) -> Path:
-    """A Kafka-shaped Parquet file (key, value binary, topic, partition, offset, timestamp)."""
+    """A Kafka-shaped Parquet file (key, value binary, topic, partition, offset, timestamp).
+
+    `string_values`: the value column is a string column holding the same bytes, unchecked (as a
+    dump written by a tool that does not validate UTF-8 may hold)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -107,7 +111,9 @@ def write_kafka_parquet(
     table = pa.table(
         {
             "key": pa.array([as_bytes(k) for k in (keys or [None] * n)], pa.binary()),
-            "value": pa.array([as_bytes(v) for v in values], pa.binary()),
+            "value": pa.array([as_bytes(v) for v in values], pa.binary()).view(
+                pa.string() if string_values else pa.binary()
+            ),
             "topic": pa.array([topic] * n, pa.string()),
             "partition": pa.array([partition] * n, pa.int32()),
             "offset": pa.array(range(first_offset, first_offset + n), pa.int64()),

@@ -16,6 +16,7 @@ import pytest
 
 from cdc_lake import land as land_module
 from cdc_lake.exact_json import explain, explain_utf8
+from conftest import write_kafka_parquet
 from test_detection import previous_detection
 
 JAVA_LINE_TERMINATORS = ("\r\n", "\n", "\r", "\u0085", "\u2028", "\u2029")
@@ -161,6 +162,36 @@ def test_a_file_without_a_failure_and_an_empty_file(lake, tmp_path):
         {"message_index": 1, "parse_error": None, "message_format": "canal_json"},
         {"message_index": 3, "parse_error": None, "message_format": "canal_json"},
     ]
+
+
+def test_a_kafka_dump_with_a_string_value_column_lands_as_one_with_a_binary_one(lake, tmp_path):
+    """The same bytes in a value column of type string and of type binary land alike: text when
+    they are UTF-8, else the bytes exactly (a string column can hold bytes that are not UTF-8)."""
+    values = [
+        '{"data":[{"id":"1","name":"小明"}],"database":"d","table":"t","type":"INSERT","pkNames":["id"]}',
+        b'{"data":[{"id":"7","name":"\xff\xfe"}],"database":"d","table":"t","type":"INSERT","pkNames":["id"]}',
+        b"\x00\xff not JSON and not UTF-8",
+        "not JSON",
+        '{"before":null,"after":{"id":1},"op":"c","source":{"db":"d","table":"t","ts_ms":1},"ts_ms":1}',
+    ]
+    for format_id in ("auto", "canal_json"):
+        lake.scenario(f"land_kafka_string_{format_id}")
+        binary = write_kafka_parquet(tmp_path / f"binary_{format_id}.parquet", values, topic="binary")
+        string = write_kafka_parquet(
+            tmp_path / f"string_{format_id}.parquet", values, topic="string", string_values=True
+        )
+        lake.land([binary, string], format_id)
+        from_binary, from_string = landed(lake, binary), landed(lake, string)
+        assert from_string == from_binary
+        # every value kept as bytes is kept exactly, and the two that are not UTF-8 are among them
+        kept = {r["message_index"]: r["message_bytes"] for r in from_binary if r["message_bytes"] is not None}
+        assert kept.keys() >= {1, 2}, format_id
+        assert all(raw == as_bytes(values[index]) for index, raw in kept.items()), format_id
+        assert from_binary[1]["decode_error"].startswith("not valid UTF-8 text at byte offset 27 (bytes ff fe")
+
+
+def as_bytes(value: str | bytes) -> bytes:
+    return value.encode() if isinstance(value, str) else value
 
 
 def test_hash_of_the_text_bytes_is_the_hash_of_its_utf8_encoding(lake):
