@@ -2,7 +2,8 @@
 Spark partitions, carriage returns, blank lines, bytes that are not UTF-8, the reasons of messages
 that are not JSON, the hash and the detected format. Text files are checked in a first pass and
 the few failures explained in the driver; with more failures than that allows, the write explains
-them with the pandas UDF: both ways must land the same rows."""
+them with the pandas UDF: both ways must land the same rows. A Kafka dump's value column of type
+string must land as one of type binary holding the same bytes."""
 
 from __future__ import annotations
 
