@@ -532,15 +532,12 @@ def _read_input(
             "(expected key, value, topic, partition, offset, timestamp)"
         )
     value_type = df.schema["value"].dataType
-    if isinstance(value_type, BinaryType):
-        text = F.col("value").cast("string")
-        raw = F.col("value")
-    elif isinstance(value_type, StringType):
-        text = F.col("value")
-        # the bytes as stored: encode() would decode them first and put U+FFFD for bytes that are not UTF-8
-        raw = F.col("value").cast("binary")
-    else:
+    if not isinstance(value_type, (BinaryType, StringType)):
         raise LandingError(f"{item.path}: column value must be binary or string, not {value_type.simpleString()}")
+    # Both casts keep the bytes as stored (a cast to the column's own type is a no-op); encode() would
+    # decode a string first and put U+FFFD for bytes that are not UTF-8.
+    text = F.col("value").cast("string")
+    raw = F.col("value").cast("binary")
     key = F.col("key").cast("string") if "key" in df.columns else null_str
     if "timestamp" in df.columns:
         ts_type = df.schema["timestamp"].dataType.simpleString()

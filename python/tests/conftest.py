@@ -87,6 +87,11 @@ def write_jsonl(path: Path, messages: Sequence[str | dict]) -> Path:
     return path
 
 
+def as_bytes(value: str | bytes | None) -> bytes | None:
+    """A message or key as bytes: text as UTF-8, bytes and None as they are."""
+    return value.encode("utf-8") if isinstance(value, str) else value
+
+
 def write_kafka_parquet(
     path: Path,
     values: Sequence[str | bytes | None],
@@ -103,9 +108,6 @@ def write_kafka_parquet(
     dump written by a tool that does not validate UTF-8 may hold)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
-
-    def as_bytes(v: str | bytes | None) -> bytes | None:
-        return v.encode("utf-8") if isinstance(v, str) else v
 
     n = len(values)
     table = pa.table(

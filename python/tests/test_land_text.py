@@ -17,7 +17,7 @@ import pytest
 
 from cdc_lake import land as land_module
 from cdc_lake.exact_json import explain, explain_utf8
-from conftest import write_kafka_parquet
+from conftest import as_bytes, write_kafka_parquet
 from test_detection import previous_detection
 
 JAVA_LINE_TERMINATORS = ("\r\n", "\n", "\r", "\u0085", "\u2028", "\u2029")
@@ -189,10 +189,6 @@ def test_a_kafka_dump_with_a_string_value_column_lands_as_one_with_a_binary_one(
         assert kept.keys() >= {1, 2}, format_id
         assert all(raw == as_bytes(values[index]) for index, raw in kept.items()), format_id
         assert from_binary[1]["decode_error"].startswith("not valid UTF-8 text at byte offset 27 (bytes ff fe")
-
-
-def as_bytes(value: str | bytes) -> bytes:
-    return value.encode() if isinstance(value, str) else value
 
 
 def test_hash_of_the_text_bytes_is_the_hash_of_its_utf8_encoding(lake):
