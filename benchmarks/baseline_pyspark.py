@@ -15,6 +15,9 @@ the benchmark's tables. It does none of what cdc-lake adds: no exact text for ba
 (from_json renders them through a double), no quarantine, no DDL, no provenance, no other formats,
 no data tests. It runs with the same Spark settings as cdc-lake (python/cdc_lake/settings.py,
 read from the same CDC_LAKE_* environment variables), without a metastore.
+
+With --layered it is step (a2) of benchmarks/run.py, the same job writing the layers a cdc-lake
+build writes (see LAYERED).
 """
 
 from __future__ import annotations
@@ -26,12 +29,26 @@ import shutil
 import sys
 import time
 from pathlib import Path
+from typing import Sequence
 
 PROJECT_DIR = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT_DIR / "python"))
 
 # The key columns of the benchmark's tables (benchmarks/generate.py), for Debezium without Kafka keys.
 TABLE_KEYS = {"orders": ["id"], "customers": ["id"], "order_lines": ["order_id", "line_no"]}
+KEY = ["source_database", "source_table", "primary_key"]
+
+LAYERED = """
+write the layers of a cdc-lake build, each with the least work: the landing table, a staging table
+per format, the keyed changes, the history and the current rows.
+
+The landing table holds every message text with its format, file, position and landing time; each
+staging table is parsed from it and keeps that provenance; the changes are the staging rows with
+their keys. Nothing else: no deduplication, exact digits, quarantine, DDL, audit or data tests.
+So the job costs what writing and reading those layers costs: a floor under any build that
+materializes them. cdc-lake's build also writes the keyed changes before their deduplication and
+its bookkeeping tables (message outcomes, column observations, conversion checks, audit).
+"""
 
 CANAL_SCHEMA = """struct<
     data: array<map<string, string>>, old: array<map<string, string>>, database: string,
@@ -63,15 +80,14 @@ def spark_session():
     return spark
 
 
-def canal_changes(spark, paths: list[str]):
+def canal_changes(lines, keep: Sequence[str] = ()):
+    """Canal's row changes from a DataFrame of message texts (`value`), with the columns `keep`."""
     from pyspark.sql import functions as F
 
-    messages = spark.read.text(paths).select(
-        F.from_json("value", CANAL_SCHEMA.replace("\n", " ")).alias("m")
-    )
+    messages = lines.select(F.from_json("value", CANAL_SCHEMA.replace("\n", " ")).alias("m"), *keep)
     dml = messages.where(F.col("m.type").isin("INSERT", "UPDATE", "DELETE") & ~F.coalesce("m.isDdl", F.lit(False)))
     rows = dml.select(
-        "m.*", F.posexplode("m.data").alias("row_index", "data_row")
+        "m.*", F.posexplode("m.data").alias("row_index", "data_row"), *keep
     ).withColumn("old_row", F.expr("try_element_at(old, row_index + 1)"))
     before = F.when(
         F.col("type") == "UPDATE",
@@ -90,20 +106,21 @@ def canal_changes(spark, paths: list[str]):
         F.timestamp_millis("es").alias("event_ts"),
         F.col("id").alias("log_pos"),
         F.col("row_index").cast("int").alias("row_index"),
+        *keep,
     )
 
 
-def debezium_changes(spark, paths: list[str]):
+def debezium_changes(lines, keep: Sequence[str] = ()):
+    """Debezium's row changes from a DataFrame of message texts (`value`), with the columns `keep`."""
     from pyspark.sql import functions as F
 
-    messages = spark.read.text(paths).select(
-        F.from_json("value", DEBEZIUM_SCHEMA.replace("\n", " ")).alias("m")
-    )
+    messages = lines.select(F.from_json("value", DEBEZIUM_SCHEMA.replace("\n", " ")).alias("m"), *keep)
     envelope = messages.select(
         F.when(F.col("m.payload").isNotNull(), F.col("m.payload")).otherwise(
             F.struct(*[F.col(f"m.{name}").alias(name) for name in ("before", "after", "source", "op", "ts_ms")])
-        ).alias("e")
-    ).select("e.*")
+        ).alias("e"),
+        *keep,
+    ).select("e.*", *keep)
     keys = F.create_map(*[x for table, cols in TABLE_KEYS.items() for x in (F.lit(table), F.array(*map(F.lit, cols)))])
     ops = F.create_map(F.lit("c"), F.lit("insert"), F.lit("r"), F.lit("insert"), F.lit("u"), F.lit("update"), F.lit("d"), F.lit("delete"))
     return envelope.where(F.col("op").isin("c", "r", "u", "d")).select(
@@ -116,45 +133,32 @@ def debezium_changes(spark, paths: list[str]):
         F.timestamp_millis(F.coalesce("source.ts_ms", "ts_ms")).alias("event_ts"),
         F.col("source.pos").alias("log_pos"),
         F.coalesce(F.col("source.row"), F.lit(0)).alias("row_index"),
+        *keep,
     )
 
 
-def run(canal: list[str], debezium: list[str], out: Path) -> dict[str, float | int]:
+def keyed(changes):
+    """The row changes with their primary key (JSON of the key values) and row image."""
+    from pyspark.sql import functions as F
+
+    image = F.coalesce("after", "before")
+    return changes.withColumn(
+        "primary_key", F.to_json(F.transform("key_columns", lambda k: image[k]))
+    ).withColumn("row", F.when(F.col("op") == "delete", F.col("before")).otherwise(F.col("after")))
+
+
+def history_of(flat):
+    """The windowed SCD2: one row per change, numbered per key, valid until the key's next change."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    timings: dict[str, float | int] = {}
-    started = time.monotonic()
-    spark = spark_session()
-    timings["spark_start_s"] = round(time.monotonic() - started, 1)
-    if out.exists():
-        shutil.rmtree(out)
-
-    frames = []
-    if canal:
-        frames.append(canal_changes(spark, canal))
-    if debezium:
-        frames.append(debezium_changes(spark, debezium))
-    changes = frames[0]
-    for other in frames[1:]:
-        changes = changes.unionByName(other)
-    image = F.coalesce("after", "before")
-    changes = changes.withColumn(
-        "primary_key", F.to_json(F.transform("key_columns", lambda k: image[k]))
-    ).withColumn("row", F.when(F.col("op") == "delete", F.col("before")).otherwise(F.col("after")))
-    step = time.monotonic()
-    changes.write.mode("overwrite").parquet(str(out / "changes"))
-    timings["changes_s"] = round(time.monotonic() - step, 1)
-
-    flat = spark.read.parquet(str(out / "changes"))
-    key = ["source_database", "source_table", "primary_key"]
-    in_order = Window.partitionBy(*key).orderBy("event_ts", "log_pos", "row_index")
-    history = (
+    in_order = Window.partitionBy(*KEY).orderBy("event_ts", "log_pos", "row_index")
+    return (
         flat.withColumn("version_number", F.row_number().over(in_order))
         .withColumn("valid_from", F.col("event_ts"))
         .withColumn("valid_to", F.lead("event_ts").over(in_order))
         .select(
-            *key,
+            *KEY,
             "version_number",
             "row",
             "op",
@@ -164,21 +168,91 @@ def run(canal: list[str], debezium: list[str], out: Path) -> dict[str, float | i
             (F.col("op") == "delete").alias("is_deleted"),
         )
     )
-    step = time.monotonic()
-    history.write.mode("overwrite").parquet(str(out / "history"))
-    timings["history_s"] = round(time.monotonic() - step, 1)
 
-    latest_first = Window.partitionBy(*key).orderBy(
+
+def current_of(flat):
+    """The latest row per key, deleted keys dropped."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    latest_first = Window.partitionBy(*KEY).orderBy(
         F.col("event_ts").desc(), F.col("log_pos").desc(), F.col("row_index").desc()
     )
-    current = (
+    return (
         flat.withColumn("_rank", F.row_number().over(latest_first))
         .where((F.col("_rank") == 1) & (F.col("op") != "delete"))
-        .select(*key, "row", F.col("event_ts").alias("last_changed_ts"), F.col("op").alias("last_op"))
+        .select(*KEY, "row", F.col("event_ts").alias("last_changed_ts"), F.col("op").alias("last_op"))
     )
+
+
+def _write(frame, path: Path, timings: dict[str, float | int], name: str) -> None:
     step = time.monotonic()
-    current.write.mode("overwrite").parquet(str(out / "current"))
-    timings["current_s"] = round(time.monotonic() - step, 1)
+    frame.write.mode("overwrite").parquet(str(path))
+    timings[f"{name}_s"] = round(time.monotonic() - step, 1)
+
+
+def _changes(canal_lines, debezium_lines):
+    """The row changes of both formats, from DataFrames of their message texts (None: no input)."""
+    frames = []
+    if canal_lines is not None:
+        frames.append(canal_changes(canal_lines))
+    if debezium_lines is not None:
+        frames.append(debezium_changes(debezium_lines))
+    changes = frames[0]
+    for other in frames[1:]:
+        changes = changes.unionByName(other)
+    return changes
+
+
+def run(canal: list[str], debezium: list[str], out: Path, *, layered: bool = False) -> dict[str, float | int]:
+    """Run the job; `layered` writes the layers cdc-lake's build writes (see LAYERED)."""
+    from pyspark.sql import functions as F
+
+    timings: dict[str, float | int] = {}
+    started = time.monotonic()
+    spark = spark_session()
+    timings["spark_start_s"] = round(time.monotonic() - started, 1)
+    if out.exists():
+        shutil.rmtree(out)
+
+    if not layered:
+        changes = _changes(
+            spark.read.text(canal) if canal else None,
+            spark.read.text(debezium) if debezium else None,
+        )
+        _write(keyed(changes), out / "changes", timings, "changes")
+    else:
+        # the landing table: every message as it came, with its file, position and landing time
+        inputs = [(path, "canal") for path in canal] + [(path, "debezium") for path in debezium]
+        landing = None
+        for path, kind in inputs:
+            lines = spark.read.text(path).select(
+                F.col("value").alias("message_text"),
+                F.lit(kind).alias("source_format"),
+                F.lit(path).alias("source_uri"),
+                F.monotonically_increasing_id().alias("message_index"),
+                F.current_timestamp().alias("landed_at"),
+            )
+            landing = lines if landing is None else landing.unionByName(lines)
+        _write(landing, out / "landing", timings, "landing")
+        # one staging table per format, parsed from the landing table, with the message's provenance
+        landed = spark.read.parquet(str(out / "landing")).withColumnRenamed("message_text", "value")
+        provenance = ("source_uri", "message_index", "landed_at")
+        for kind, parse in (("canal", canal_changes), ("debezium", debezium_changes)):
+            if any(k == kind for _, k in inputs):
+                staged = parse(landed.where(F.col("source_format") == kind), provenance)
+                _write(staged, out / f"staging_{kind}", timings, f"staging_{kind}")
+        # the row changes of every format, keyed
+        staged_folders = [out / f"staging_{kind}" for kind in ("canal", "debezium")]
+        staging = [spark.read.parquet(str(folder)) for folder in staged_folders if folder.exists()]
+        changes = staging[0]
+        for other in staging[1:]:
+            changes = changes.unionByName(other)
+        _write(keyed(changes), out / "changes", timings, "changes")
+
+    flat = spark.read.parquet(str(out / "changes"))
+    _write(history_of(flat), out / "history", timings, "history")
+    _write(current_of(flat), out / "current", timings, "current")
 
     for name in ("changes", "history", "current"):
         timings[f"{name}_rows"] = spark.read.parquet(str(out / name)).count()
@@ -192,10 +266,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--canal", nargs="*", default=[], help="Canal FlatMessage JSON-lines files")
     parser.add_argument("--debezium", nargs="*", default=[], help="Debezium JSON-lines files")
     parser.add_argument("--out", type=Path, required=True, help="output folder (replaced)")
+    parser.add_argument(
+        "--layered",
+        action="store_true",
+        help="write the layers a cdc-lake build writes (landing, staging per format, keyed changes, "
+        "history, current), each with the least work: step (a2) of benchmarks/run.py",
+    )
     args = parser.parse_args(argv)
     if not args.canal and not args.debezium:
         parser.error("give at least one --canal or --debezium file")
-    timings = run(args.canal, args.debezium, args.out)
+    timings = run(args.canal, args.debezium, args.out, layered=args.layered)
     print(json.dumps(timings))
     return 0
 

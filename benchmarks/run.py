@@ -7,12 +7,15 @@ In one run on this machine, with the same Spark settings for every step:
 1. generates N messages (benchmarks/generate.py) into benchmarks/out/data/: `all` mixes every JSON
    format that has a staging model, `canal_debezium` holds Canal and Debezium only (the two formats
    the baseline parses), each with a 1% increment;
-2. (a) runs the hand-written PySpark job (benchmarks/baseline_pyspark.py) on `canal_debezium`;
+2. (a) runs the hand-written PySpark job (benchmarks/baseline_pyspark.py) on `canal_debezium`,
+   and (a2) the same job writing the layers a build writes (its --layered: landing table, staging
+   per format, keyed changes, history, current rows, each with the least work), which measures
+   what materializing those layers costs on its own;
 3. (b) for each input: `cdc-lake land --format auto` + `dbt build` into an empty lake under
    benchmarks/out/lake-<input>/;
 4. (c) lands the increment into that lake and runs `dbt build` again;
 5. prints a table (wall time, CPU time and peak memory of each step) and the ratios (b)/(a) and
-   (c)/(b), and writes it all to benchmarks/out/results.json.
+   (c)/(b) (and (a2)/(a), (b)/(a2)), and writes it all to benchmarks/out/results.json.
 
 Every step runs as its own process (one JVM each, as a scheduler would start them). Peak memory is
 the largest sum of RSS over the step's process tree (Python, the JVM, its Python workers), sampled
@@ -315,7 +318,10 @@ def main(argv: list[str] | None = None) -> int:
         help="which inputs to run cdc-lake on: canal_debezium (fair comparison with the baseline), "
         "all (every format with a staging model); default both (all is skipped when it is the same)",
     )
-    parser.add_argument("--skip-baseline", action="store_true", help="do not run (a)")
+    parser.add_argument("--skip-baseline", action="store_true", help="do not run (a) nor (a2)")
+    parser.add_argument(
+        "--skip-layered", action="store_true", help="do not run (a2), the baseline writing a build's layers"
+    )
     parser.add_argument("--reuse-data", action="store_true", help="reuse generated data of the same N and seed")
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--driver-memory", help="sets CDC_LAKE_DRIVER_MEMORY (default: settings.py's, 4g)")
@@ -390,13 +396,15 @@ def main(argv: list[str] | None = None) -> int:
 
     steps: dict[str, Step] = {}
     checks: dict[str, str] = {}
-    baseline_detail: dict = {}
-    if not args.skip_baseline:
-        print("(a) hand-written PySpark job on canal_debezium", flush=True)
+    baselines = [] if args.skip_baseline else [("(a) baseline", [], "hand-written PySpark job")]
+    if not args.skip_baseline and not args.skip_layered:
+        baselines.append(("(a2) layered baseline", ["--layered"], "the same job writing a build's layers"))
+    for label, options, title in baselines:
+        print(f"{label.split()[0]} {title} on canal_debezium", flush=True)
         data = out / "data" / "canal_debezium" / "base"
-        baseline_out = out / "baseline"
+        folder = "baseline" + ("-layered" if options else "")
         step = measure(
-            "(a) baseline",
+            label,
             [
                 str(VENV_BIN / "python"),
                 str(PROJECT_DIR / "benchmarks" / "baseline_pyspark.py"),
@@ -405,20 +413,22 @@ def main(argv: list[str] | None = None) -> int:
                 "--debezium",
                 str(data / "debezium_json.jsonl"),
                 "--out",
-                str(baseline_out),
+                str(out / folder),
+                *options,
             ],
             base_env,
-            out / "logs" / "baseline.log",
+            out / "logs" / f"{folder}.log",
             args.sample_interval,
         )
         log_lines = Path(step.log).read_text().strip().splitlines()
         if step.returncode == 0 and log_lines:
-            baseline_detail = json.loads(log_lines[-1])
-            step.detail.update(baseline_detail)
+            detail = json.loads(log_lines[-1])
+            step.detail.update(detail)
+            print("      " + ", ".join(f"{k[:-2]} {v:.0f} s" for k, v in detail.items() if k.endswith("_s")), flush=True)
             expected = sum(f["live_rows_base"] for f in manifests["canal_debezium"]["formats"].values())
-            got = baseline_detail.get("current_rows")
-            checks["(a) baseline"] = "ok" if got == expected else f"{got} current rows, expected {expected}"
-        steps["(a) baseline"] = step
+            got = detail.get("current_rows")
+            checks[label] = "ok" if got == expected else f"{got} current rows, expected {expected}"
+        steps[label] = step
 
     for name in wanted:
         lake = out / f"lake-{name}"
@@ -473,7 +483,7 @@ def main(argv: list[str] | None = None) -> int:
 
     rows = [["step", "messages", "wall s", "CPU s", "peak GiB", "load", "check"]]
     for key, step in steps.items():
-        if key.startswith("(a)"):
+        if key.startswith("(a"):
             messages = manifests["canal_debezium"]["base_messages"]
         else:
             input_name = key.split()[-1]
@@ -495,19 +505,30 @@ def main(argv: list[str] | None = None) -> int:
 
     ratios: dict[str, float] = {}
     a = steps.get("(a) baseline")
+    a2 = steps.get("(a2) layered baseline")
+    if a and a2 and not a.returncode and not a2.returncode:
+        ratios["(a2)/(a) wall"] = a2.seconds / a.seconds
+        ratios["(a2)/(a) CPU"] = a2.cpu_seconds / a.cpu_seconds if a.cpu_seconds else float("nan")
     for name in wanted:
         b = steps.get(f"(b) total {name}")
         c = steps.get(f"(c) total {name}")
         if a and b and not a.returncode and not b.returncode:
             ratios[f"(b)/(a) {name} wall"] = b.seconds / a.seconds
             ratios[f"(b)/(a) {name} CPU"] = b.cpu_seconds / a.cpu_seconds if a.cpu_seconds else float("nan")
+        if a2 and b and not a2.returncode and not b.returncode:
+            ratios[f"(b)/(a2) {name} wall"] = b.seconds / a2.seconds
         if b and c and not b.returncode and not c.returncode:
             ratios[f"(c)/(b) {name} wall"] = c.seconds / b.seconds
             ratios[f"(c)/(b) {name} CPU"] = c.cpu_seconds / b.cpu_seconds if b.cpu_seconds else float("nan")
     print()
     for key, value in ratios.items():
-        target = "<= 1.5 (aim 1.2)" if key.startswith("(b)/(a)") else "<= 0.15"
-        print(f"{key:<32} {value:6.2f}   target {target}")
+        target = {
+            "(b)/(a) ": "target <= 1.5 (aim 1.2)",
+            "(c)/(b) ": "target <= 0.15",
+            "(a2)/(a)": "what writing the layers alone costs",
+            "(b)/(a2)": "what the build does beyond writing them",
+        }[key[:8]]
+        print(f"{key:<32} {value:6.2f}   {target}")
     if "all" in wanted and "canal_debezium" in wanted:
         print("(b)/(a) on 'all': cdc-lake parses every format while the baseline parses Canal + Debezium only.")
     peak = max((s.peak_rss_bytes for s in steps.values()), default=0)
