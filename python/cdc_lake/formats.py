@@ -139,6 +139,18 @@ def detector_tokens_sql(text_sql: str) -> str:
     return f"concat(',', array_join({found}, ','), ',')"
 
 
+DETECTOR_TOKENS_FUNCTION = "cdc_detector_tokens"
+"""The JVM function (python/cdc_lake/jvm/src/io/cdclake/spark/DetectorTokens.java) that gives what
+`detector_tokens_sql` gives in one linear scan; `cdc-lake land` registers it for its session."""
+DETECTOR_TOKENS_CLASS = "io.cdclake.spark.DetectorTokens"
+
+
+def detector_tokens_jvm_sql(text_sql: str) -> str:
+    """`detector_tokens_sql` through the JVM function DETECTOR_TOKENS_FUNCTION (registered first)."""
+    names = sorted({name for fmt in FORMATS for d in fmt.detector for name in d.names})
+    return f"{DETECTOR_TOKENS_FUNCTION}({text_sql}, {_sql_string(','.join(names))})"
+
+
 def format_sql(tokens_sql: str, text_sql: str) -> str:
     """SQL naming the JSON format whose detectors all match, or 'unknown', given the detector
     tokens `tokens_sql` of the text `text_sql`: the first format of FORMATS wins."""

@@ -1,6 +1,6 @@
 """The JVM function cdc_exact_json (python/cdc_lake/jvm/) gives, for every text, exactly what the
 macro's two regular expressions give (cdc_exact_json_regex, mirrored in exact_json.normalize_sql),
-which Databricks still runs. Checked in Spark on every fixture and on random JSON-like texts built
+which Databricks still runs; cdc_detector_tokens gives what formats.detector_tokens_sql gives. Checked in Spark on every fixture and on random JSON-like texts built
 to hit the corner cases: unterminated strings and comments, escapes before line terminators,
 trailing commas with comments, signs, exponents, non-ASCII and astral characters."""
 
@@ -12,6 +12,13 @@ from pathlib import Path
 import pytest
 
 from cdc_lake import exact_json
+from cdc_lake.formats import (
+    DETECTOR_TOKENS_CLASS,
+    DETECTOR_TOKENS_FUNCTION,
+    FORMATS,
+    detector_tokens_jvm_sql,
+    detector_tokens_sql,
+)
 
 FIXTURES = Path(__file__).parent / "fixtures"
 JVM_SOURCES = Path(__file__).resolve().parents[1] / "cdc_lake" / "jvm" / "src"
@@ -69,3 +76,39 @@ def test_jvm_sources_name_the_regular_expressions():
     documented = source.replace("*&#47;", "*/")
     assert exact_json.STRIP_PATTERN in documented
     assert exact_json.QUOTE_PATTERN in documented
+
+
+def _detector_texts(count: int, seed: int = 20261125) -> list[str]:
+    """Random texts of detector names, quotes, escapes, white space and colons: every way a name
+    can be found or missed (unclosed, closed then a colon after white space, a longer name)."""
+    names = sorted({name for fmt in FORMATS for d in fmt.detector for name in d.names})
+    quoted = [f'"{n}"' for n in names] + [f'"{n}":' for n in names] + [f'"{n}" \n:' for n in names[:5]]
+    pieces = names + quoted + [n + "x" for n in names[:5]] + [n[:-1] for n in names[:5] if len(n) > 1] + [
+        '"', '"', '"', '\\"', ":", " ", "\t", "\n", "\r", "\u000b", "\f", "\u0085", "\u00a0", ",", "{", "}",
+        "[", "]", "é", "第", "🚀", "1", "null",
+    ]
+    rng = random.Random(seed)
+    return ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 30))) for _ in range(count)]
+
+
+@pytest.mark.slow
+def test_jvm_detector_tokens_equal_the_regular_expression(lake):
+    """cdc_detector_tokens, which `cdc-lake land --format auto` runs, gives what
+    detector_tokens_sql's regular expression gives, for the fixtures and random texts."""
+    spark = lake.spark
+    spark.sql(f"create or replace temporary function {DETECTOR_TOKENS_FUNCTION} as '{DETECTOR_TOKENS_CLASS}'")
+    texts = _fixture_texts() + _detector_texts(30_000) + [None, "", '"', 'x"']
+    frame = spark.createDataFrame([(i, t) for i, t in enumerate(texts)], "i int, text string")
+    frame.createOrReplaceTempView("detector_corpus")
+    jvm, regex = detector_tokens_jvm_sql("text"), detector_tokens_sql("text")
+    differences = spark.sql(
+        f"select i, text, {jvm} as jvm, {regex} as regex from detector_corpus where not ({jvm} <=> {regex})"
+    ).collect()
+    assert [(row.i, row.text, row.jvm, row.regex) for row in differences[:5]] == []
+    # and the corpus does find names, with and without a colon after them
+    found = spark.sql(
+        f"""select count_if({jvm} != ',,'), count_if({jvm} like '%"%'), count_if({jvm} rlike ',[^",]+,')
+        from detector_corpus"""
+    ).collect()[0]
+    with_names, with_colon, without_colon = found
+    assert with_names > 10_000 and with_colon > 1_000 and without_colon > 100, found
