@@ -329,8 +329,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--spark-conf", help="sets CDC_LAKE_SPARK_CONF (key=value,key=value)")
     parser.add_argument(
         "--jvm-options",
-        help="sets CDC_LAKE_JVM_OPTIONS, the driver JVM's options (default: map the class archive; "
-        "-Xshare:auto runs without it)",
+        help="sets CDC_LAKE_JVM_OPTIONS, the driver JVM's options (default: the JVM's own)",
     )
     parser.add_argument("--sample-interval", type=float, default=0.2, help="seconds between memory samples")
     parser.add_argument("--tag", default="", help="label of this run in results.json (e.g. the settings tried)")
@@ -347,7 +346,7 @@ def main(argv: list[str] | None = None) -> int:
             base_env[variable] = option
     sys.path.insert(0, str(PROJECT_DIR / "python"))
     os.environ.update({k: v for k, v in base_env.items() if k.startswith("CDC_LAKE_")})
-    from cdc_lake.settings import CLASS_ARCHIVE, load_settings
+    from cdc_lake.settings import load_settings
 
     settings = load_settings()
     out: Path = args.out.absolute()
@@ -367,8 +366,7 @@ def main(argv: list[str] | None = None) -> int:
         f"load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}, Python {platform.python_version()}\n"
         f"Spark: driver memory {settings.driver_memory}, shuffle partitions {settings.shuffle_partitions}, "
         f"adaptive on, extra {settings.extra or '{}'}\n"
-        f"driver JVM options: {settings.jvm_options} "
-        f"(class archive {'present' if CLASS_ARCHIVE.is_file() else 'missing: run scripts/setup.sh'})"
+        f"driver JVM options: {settings.jvm_options or '(the JVM defaults)'}"
     )
 
     manifests: dict[str, dict] = {}
@@ -544,7 +542,6 @@ def main(argv: list[str] | None = None) -> int:
             "shuffle_partitions": settings.shuffle_partitions,
             "extra": settings.extra,
             "jvm_options": settings.jvm_options,
-            "class_archive": CLASS_ARCHIVE.is_file(),
         },
         "manifests": manifests,
         "steps": {k: {**asdict(v), "peak_gib": round(v.peak_gib, 3)} for k, v in steps.items()},

@@ -1,13 +1,35 @@
 #!/usr/bin/env bash
-# Set up (with dev tools), lint the SQL, and run the whole test suite.
+# Set up (with dev tools), lint the SQL, and run the whole test suite; print each phase's wall time
+# and the slowest tests at the end. Arguments go to pytest (e.g. a module, -k, -x).
+# CDC_LAKE_LONG_TESTS=1 runs the reliability tests (soak, crash points, fuzz) at their long size, as
+# the nightly workflow does.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+started=$SECONDS
 bash scripts/setup.sh --dev
+setup_s=$((SECONDS - started))
 export DBT_PROFILES_DIR=profiles
+
 echo "== sqlfluff lint"
+started=$SECONDS
 .venv/bin/sqlfluff lint models macros tests --disable-progress-bar
+lint_s=$((SECONDS - started))
+
 echo "== pytest"
 # Two worker processes (CDC_LAKE_TEST_WORKERS; 0 runs in this process), each with its own Spark
 # session; a module runs whole on one worker (--dist loadfile: its fixtures are set up once), in the
 # order conftest.py gives (slowest first), not xdist's order by test count.
-exec .venv/bin/python -m pytest -n "${CDC_LAKE_TEST_WORKERS:-2}" --dist loadfile --no-loadscope-reorder "$@"
+started=$SECONDS
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+set +e
+.venv/bin/python -m pytest -n "${CDC_LAKE_TEST_WORKERS:-2}" --dist loadfile --no-loadscope-reorder \
+  --durations=15 "$@" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+tests_s=$((SECONDS - started))
+
+echo "== wall time: setup ${setup_s} s, lint ${lint_s} s, tests ${tests_s} s, total $((setup_s + lint_s + tests_s)) s"
+# pytest's closing line again, so that it is the last line of the run
+grep -E '^=+ .*(passed|failed|error|no tests ran).* =+$' "$log" | tail -1 || true
+exit "$status"

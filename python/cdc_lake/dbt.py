@@ -5,33 +5,47 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
+
+# Parsed manifests by what the parse depends on (see _parse_key); filled by run_dbt(reuse_manifest=True).
+_MANIFESTS: dict[tuple[Any, ...], Any] = {}
+# Options of a dbt command that change what a parse produces.
+_PARSE_OPTIONS = ("--vars", "--target", "-t", "--profile")
 
 
 class DbtError(RuntimeError):
     """dbt reported a failure; the message lists the failing nodes."""
 
 
-def run_dbt(args: Sequence[str], *, project_dir: Path = PROJECT_DIR, quiet: bool = True) -> object:
-    """Invoke `dbt ARGS` in-process with the project's profiles; raise DbtError on failure."""
+def run_dbt(
+    args: Sequence[str], *, project_dir: Path = PROJECT_DIR, quiet: bool = True, reuse_manifest: bool = False
+) -> object:
+    """Invoke `dbt ARGS` in-process with the project's profiles; raise DbtError on failure.
+
+    `reuse_manifest`: parse the project once per process for each environment (the CDC_LAKE_* and
+    DBT_* variables: the target schema is part of the parse) and give later commands that manifest
+    instead of parsing again. For a process that runs many commands on unchanged project files (the
+    test suite); a long-lived process whose project files change must leave it off.
+    """
     from dbt.cli.main import dbtRunner
 
-    home = Path(os.environ.get("CDC_LAKE_DBT_STATE", project_dir))
-    full_args = [
-        *args,
-        "--project-dir",
-        str(project_dir),
-        "--profiles-dir",
-        str(project_dir / "profiles"),
-        "--target-path",
-        str(home / "target"),
-        "--log-path",
-        str(home / "logs"),
-    ]
+    paths = _path_args(project_dir)
+    manifest = None
+    if reuse_manifest:
+        parse_options = _parse_options(args)
+        key = _parse_key(project_dir, parse_options)
+        if key not in _MANIFESTS:
+            parsed = dbtRunner().invoke(["--quiet", "parse", *parse_options, *paths])
+            if not parsed.success:
+                raise DbtError(f"dbt parse failed: {parsed.exception}")
+            _MANIFESTS[key] = parsed.result
+        manifest = _MANIFESTS[key]
+    full_args = [*args, *paths]
     if quiet:
         full_args = ["--quiet", *full_args]
-    result = dbtRunner().invoke(full_args)
+    result = dbtRunner(manifest=manifest).invoke(full_args)
     if not result.success:
         failures = []
         for node_result in getattr(result.result, "results", None) or []:
@@ -41,3 +55,35 @@ def run_dbt(args: Sequence[str], *, project_dir: Path = PROJECT_DIR, quiet: bool
         detail = "; ".join(failures) or str(result.exception)
         raise DbtError(f"dbt {' '.join(args)} failed: {detail}")
     return result.result
+
+
+def _path_args(project_dir: Path) -> list[str]:
+    """The project, profiles, target and log folders (target and logs under CDC_LAKE_DBT_STATE)."""
+    home = Path(os.environ.get("CDC_LAKE_DBT_STATE", project_dir))
+    return [
+        "--project-dir",
+        str(project_dir),
+        "--profiles-dir",
+        str(project_dir / "profiles"),
+        "--target-path",
+        str(home / "target"),
+        "--log-path",
+        str(home / "logs"),
+    ]
+
+
+def _parse_options(args: Sequence[str]) -> list[str]:
+    """The options of `args` that a parse depends on, each with its value."""
+    options: list[str] = []
+    for position, arg in enumerate(args):
+        name, equals, _value = arg.partition("=")
+        if name in _PARSE_OPTIONS:
+            options.extend([arg] if equals else list(args[position : position + 2]))
+    return options
+
+
+def _parse_key(project_dir: Path, parse_options: Sequence[str]) -> tuple[Any, ...]:
+    environment = sorted(
+        (name, value) for name, value in os.environ.items() if name.startswith(("CDC_LAKE_", "DBT_"))
+    )
+    return (str(project_dir), tuple(environment), tuple(parse_options))

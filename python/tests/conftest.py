@@ -17,8 +17,30 @@ from typing import Any
 
 import pytest
 
+from cdc_lake.settings import SHORT_RUN_JVM_OPTIONS
+
+# Every Spark driver of the suite (this process's and the subprocesses', which copy os.environ) runs
+# short over small data: C1 only (settings.SHORT_RUN_JVM_OPTIONS), unless the caller says otherwise.
+os.environ.setdefault("CDC_LAKE_JVM_OPTIONS", SHORT_RUN_JVM_OPTIONS)
+
 FIXTURES = Path(__file__).parent / "fixtures"
 SHARED = Path(__file__).resolve().parents[3] / "shared"
+
+# The long reliability runs (soak batches, crash points, fuzz examples) are sized for CI by default:
+# each still covers every fault class and every format. CDC_LAKE_LONG_TESTS=1 gives the long size
+# that the nightly workflow runs; a run's own variable (e.g. CDC_LAKE_SOAK_BATCHES) overrides both.
+LONG_TESTS = os.environ.get("CDC_LAKE_LONG_TESTS", "0") not in ("", "0")
+
+
+def run_size(variable: str, *, ci: int, long: int) -> int:
+    """The size of a reliability run: `$variable` if set, else `long` under CDC_LAKE_LONG_TESTS=1,
+    else `ci`."""
+    value = os.environ.get(variable, "")
+    if not value:
+        return long if LONG_TESTS else ci
+    if not value.isdigit():
+        raise ValueError(f"{variable}={value!r}: give a whole number, or unset it")
+    return int(value)
 
 
 # The modules that take longest on a 2-core machine (serial run of the whole suite, setup and calls
@@ -44,6 +66,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Order the modules slowest first; tests within a module keep their order."""
     rank = {name: position for position, name in enumerate(SLOWEST_MODULES)}
     items.sort(key=lambda item: rank.get(item.path.name, len(SLOWEST_MODULES)))
+
+
+# What a test's build leaves out when the test reads none of it: dbt's unit tests (they check SQL on
+# fixed inputs, not the landed data; the full build of test_canal_debezium runs every one) and the
+# analytics examples (typed models of the sample data's tables).
+UNREAD = ("--exclude-resource-type", "unit_test", "--exclude", "models/marts/analytics")
+# ... and the column catalogue and table lifecycle with all that is built on them (test_typed's).
+UNREAD_AND_TYPING = (*UNREAD, "cdc_columns+", "cdc_tables+")
 
 
 class Lake:
@@ -84,7 +114,7 @@ class Lake:
     def build(self, *args: str) -> Any:
         from cdc_lake.dbt import run_dbt
 
-        return run_dbt(["build", *args])
+        return run_dbt(["build", *args], reuse_manifest=True)
 
     def rows(self, sql: str) -> list[dict[str, Any]]:
         """Run SQL ({schema} is replaced by the scenario's schema) and return plain dicts."""

@@ -7,7 +7,13 @@ killed with its whole process group (the Python process and its Spark JVM) when 
 in its output, after a short delay. The uninterrupted reference run is made in the test process.
 Every build leaves out the unit tests (they read no landed data) and the typed and catalog marts
 (cdc_columns, cdc_tables and what is built on them: the same `table` materialization as the marts
-compared here), which keeps the five builds affordable.
+compared here), which keeps the builds affordable.
+
+CI kills each kind of step once: a landing before its commit and while it writes, a first build
+while it creates a staging table, an incremental build while it rebuilds the marts and while it
+writes staging. The long run (CDC_LAKE_LONG_TESTS=1, nightly; or CDC_LAKE_CRASH_POINTS=N) also
+kills a Kafka-dump landing before its commit and the incremental build at N more models in turn
+(EXTRA_BUILD_KILLS) before it builds to the end.
 """
 
 from __future__ import annotations
@@ -23,14 +29,19 @@ from pathlib import Path
 
 import pytest
 
-from conftest import write_jsonl, write_kafka_parquet
+from conftest import run_size, write_jsonl, write_kafka_parquet
 
 pytestmark = pytest.mark.slow
 
 PROJECT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 SCHEMA = "crash"
-BUILD_ARGS = ["--exclude-resource-type", "unit_test", "--exclude", "cdc_columns+", "cdc_tables+"]
+BUILD_ARGS = ["--exclude-resource-type", "unit_test", "--exclude", "models/marts/analytics", "cdc_columns+", "cdc_tables+"]
+# Models at whose start the long run kills the incremental build, one after the other.
+EXTRA_BUILD_KILLS = (
+    "int_cdc__changes_keyed", "cdc_changes", "int_cdc__message_outcomes", "cdc_ddl", "cdc_current", "cdc_landing_audit",
+)
+CRASH_POINTS = run_size("CDC_LAKE_CRASH_POINTS", ci=0, long=len(EXTRA_BUILD_KILLS))
 
 
 def canal(type_: str, table: str, rows: list[dict], es: int, old=None) -> dict:
@@ -197,7 +208,8 @@ def test_killed_runs_end_like_an_uninterrupted_run(reference, data, tmp_path_fac
         # land B, killed while writing, then landed again
         lake.run("land", "--format", "canal_json", str(b[0]), kill_at=r"input\(s\) as landing", delay=1.0)
         lake.run("land", "--format", "canal_json", str(b[0]))
-        lake.run("land", "--format", "debezium_json", str(b[1]), kill_at="written; committing")
+        if CRASH_POINTS:
+            lake.run("land", "--format", "debezium_json", str(b[1]), kill_at="written; committing")
         lake.run("land", "--format", "debezium_json", str(b[1]))
 
         # dbt build killed while it rebuilds the marts: readers still see the previous build whole
@@ -205,8 +217,10 @@ def test_killed_runs_end_like_an_uninterrupted_run(reference, data, tmp_path_fac
         during = lake.read()
         assert (during["history"], during["current"]) == (after_a["history"], after_a["current"])
 
-        # killed again, earlier (staging), then built to the end
+        # killed again, earlier (staging), and (long run) at more models, then built to the end
         lake.run("build", kill_at=rf"START .*{SCHEMA}\.stg_", delay=3.0)
+        for model in EXTRA_BUILD_KILLS[:CRASH_POINTS]:
+            lake.run("build", kill_at=rf"START .*{SCHEMA}\.{model} ", delay=1.0)
         lake.run("build")
         final = lake.read()
     except AssertionError:

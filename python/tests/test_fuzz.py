@@ -11,14 +11,13 @@ must account for every message.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
 
-from conftest import FIXTURES, write_kafka_parquet
+from conftest import FIXTURES, run_size, write_kafka_parquet
 
 pytestmark = pytest.mark.slow
 
@@ -159,7 +158,8 @@ def mutated(draw) -> tuple[str, bytes]:
     return fmt, json.dumps(parsed, ensure_ascii=draw(st.booleans())).encode()
 
 
-EXAMPLES = int(os.environ.get("CDC_LAKE_FUZZ_EXAMPLES", "1"))
+# CI builds one batch (every format, every kind of mutation); the nightly run builds 8.
+EXAMPLES = run_size("CDC_LAKE_FUZZ_EXAMPLES", ci=1, long=8)
 
 
 @settings(

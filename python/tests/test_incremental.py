@@ -22,7 +22,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from conftest import write_jsonl, write_kafka_parquet
+from conftest import UNREAD, write_jsonl, write_kafka_parquet
 
 HISTORY_COLUMNS = (
     "source_database, source_table, primary_key, version_number, row, op, valid_from, valid_to, "
@@ -120,7 +120,7 @@ def runs(lake, tmp_path_factory):
             # Kafka dumps that overlap: offsets 0-1 then 0-3 (0-1 again are re-deliveries)
             upto = 2 if n == 2 else 4
             lake.land([write_kafka_parquet(tmp / f"dbz_{n}.parquet", debezium[:upto], keys=keys[:upto], topic="inc")], "debezium_json")
-        result = lake.build()
+        result = lake.build(*UNREAD)
         if n == 3:
             # the newest landing's partition (landing 4: Debezium took landing 3)
             interrupt(lake, "stg_canal_json__changes", "landing_seq=4")
@@ -139,7 +139,7 @@ def runs(lake, tmp_path_factory):
     tested = {"incremental": _test_sql(result)}
     messages = {r.node.name: r.message for r in result.results if r.node.resource_type == "model"}
     formats = lake.rows("select landing_seq, formats from {schema}_raw.landings order by 1")
-    tested["full"] = _test_sql(lake.build("--full-refresh"))
+    tested["full"] = _test_sql(lake.build("--full-refresh", *UNREAD))
     full, full_derived = snapshot(lake), derived(lake)
     superseded["full"] = superseded_versions(lake)
     return (incremental, full, incremental_derived, full_derived, failures_before_widening,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import write_jsonl, write_kafka_parquet
+from conftest import UNREAD_AND_TYPING, write_jsonl, write_kafka_parquet
 
 DB = "rel"
 
@@ -102,7 +102,7 @@ def built(lake, tmp_path_factory):
         lake.land([tmp / "k2.parquet"], "canal_json"),
         lake.land([tmp / "unknown.jsonl"], "auto"),
     ]
-    lake.build()
+    lake.build(*UNREAD_AND_TYPING)
     first = {
         "reports": reports,
         "quarantine": lake.rows(
@@ -250,7 +250,7 @@ def requeued(built):
     say = []
     reports = requeue(reason_like="unknown Canal type: (missing)", as_format="debezium_json", spark=lake.spark, say=say.append)
     again = requeue(reason_like="unknown Canal type: (missing)", as_format="debezium_json", spark=lake.spark, say=say.append)
-    lake.build()
+    lake.build(*UNREAD_AND_TYPING)
     return lake, first, reports, again, say
 
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import errno
 import os
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -39,11 +39,6 @@ def test_local_target_mirrors_settings(monkeypatch, tmp_path):
     assert Path(profile_db).absolute() == Path(settings_db)
     # the functions jar: settings finds it next to its package, whatever the working directory
     assert PROJECT_DIR / params.pop("spark.jars") == Path(conf.pop("spark.jars"))
-    # the class archive likewise
-    archive_option = "-XX:SharedArchiveFile="
-    profile_archive = params.pop("spark.driver.extraJavaOptions").removeprefix(archive_option)
-    settings_archive = conf.pop("spark.driver.extraJavaOptions").removeprefix(archive_option)
-    assert PROJECT_DIR / profile_archive == Path(settings_archive)
     assert params == conf
     assert local["schema"] == load_settings().schema
 
@@ -65,61 +60,37 @@ def test_dbt_applies_the_sql_settings_of_cdc_lake_spark_conf(lake, monkeypatch):
         lake.build("--select", "cdc_table_keys")
 
 
-def test_jvm_options_map_the_class_archive_unless_set(monkeypatch, tmp_path):
-    from cdc_lake import settings as settings_module
-
+def test_jvm_options_are_the_jvms_defaults_unless_set(monkeypatch):
     monkeypatch.delenv("CDC_LAKE_JVM_OPTIONS", raising=False)
-    default = load_settings().spark_conf()["spark.driver.extraJavaOptions"]
-    assert default == f"-XX:SharedArchiveFile={settings_module.CLASS_ARCHIVE}"
-    # Spark splits the options on white space: a path with a space is quoted
-    spaced = tmp_path / "with space" / "classes.jsa"
-    monkeypatch.setattr(settings_module, "CLASS_ARCHIVE", spaced)
-    assert load_settings().jvm_options == f'"-XX:SharedArchiveFile={spaced}"'
-    # the variable replaces the default (e.g. to run without the archive)
+    assert load_settings().spark_conf()["spark.driver.extraJavaOptions"] == ""
+    # the variable gives the driver JVM's options (e.g. the short-run ones of the demo and the tests)
     monkeypatch.setenv("CDC_LAKE_JVM_OPTIONS", "-Xshare:auto -XX:+UseParallelGC")
     assert load_settings().spark_conf()["spark.driver.extraJavaOptions"] == "-Xshare:auto -XX:+UseParallelGC"
 
 
-def test_class_archive_is_installed_only_when_the_jvm_wrote_it(monkeypatch, tmp_path):
-    from cdc_lake import class_archive, demo
+def test_short_run_jvm_options_start_this_jdk():
+    """The options the demo and the tests give every Spark driver are options of the JDK in use (a
+    JVM stops at once on an option it does not know)."""
+    from cdc_lake.settings import SHORT_RUN_JVM_OPTIONS
 
-    for name in ("CDC_LAKE_JVM_OPTIONS", "CDC_LAKE_WAREHOUSE", "CDC_LAKE_METASTORE", "CDC_LAKE_DBT_STATE",
-                 "CDC_LAKE_SPARK_CONF"):
-        monkeypatch.setenv(name, "")  # record() sets them; monkeypatch restores them
-    archive = tmp_path / "spark-classes.jsa"
-    archive.write_bytes(b"the archive of an earlier setup")
-    recording = {}
+    result = subprocess.run(
+        ["java", *SHORT_RUN_JVM_OPTIONS.split(), "-XX:+PrintFlagsFinal", "-version"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    flags = {m.group(1): m.group(2) for m in re.finditer(r"^\s*\S+ (\w+)\s+= (\S+)", result.stdout, re.M)}
+    assert flags["TieredStopAtLevel"] == "1"
+    assert flags["UseParallelGC"] == "true"
+    assert int(flags["ReservedCodeCacheSize"]) == 240 * 1024 * 1024
 
-    def fake_demo() -> int:
-        option = class_archive.os.environ["CDC_LAKE_JVM_OPTIONS"]
-        assert option.startswith("-XX:ArchiveClassesAtExit=")
-        recording["path"] = Path(option.split("=", 1)[1])
-        assert Path(class_archive.os.environ["CDC_LAKE_WAREHOUSE"]).parent == recording["path"].parent
-        return 0
 
-    monkeypatch.setattr(demo, "run_demo", fake_demo)
-    monkeypatch.setattr("cdc_lake.spark.get_spark", lambda: None)
-    # the JVM exits without writing the archive: the earlier one stays, the error says why
-    monkeypatch.setattr(class_archive, "_stop_jvm", lambda spark: None)
-    with pytest.raises(RuntimeError, match="exited without writing"):
-        class_archive.record(archive)
-    assert archive.read_bytes() == b"the archive of an earlier setup"
-    # the JVM writes it while it exits: it replaces the old one whole, also when the scratch folder
-    # is on another file system than the archive (a rename across them fails)
-    monkeypatch.setattr(class_archive, "_stop_jvm", lambda spark: recording["path"].write_bytes(b"new classes"))
-    real_replace = os.replace
+def test_the_demo_runs_with_the_short_run_jvm_options_unless_set(monkeypatch):
+    from cdc_lake import demo
+    from cdc_lake.settings import SHORT_RUN_JVM_OPTIONS
 
-    def replace_on_one_file_system(source, target):
-        if Path(source).parent != Path(target).parent:
-            raise OSError(errno.EXDEV, "Invalid cross-device link")
-        real_replace(source, target)
-
-    monkeypatch.setattr(class_archive.os, "replace", replace_on_one_file_system)
-    class_archive.record(archive)
-    assert archive.read_bytes() == b"new classes"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["spark-classes.jsa"]
-    # a failed sample run installs nothing
-    monkeypatch.setattr(demo, "run_demo", lambda: 1)
-    with pytest.raises(RuntimeError, match="sample run failed"):
-        class_archive.record(archive)
-    assert archive.read_bytes() == b"new classes"
+    monkeypatch.delenv("CDC_LAKE_JVM_OPTIONS", raising=False)
+    demo.use_short_run_jvm()
+    assert os.environ["CDC_LAKE_JVM_OPTIONS"] == SHORT_RUN_JVM_OPTIONS
+    monkeypatch.setenv("CDC_LAKE_JVM_OPTIONS", "-Xmx1g")
+    demo.use_short_run_jvm()
+    assert os.environ["CDC_LAKE_JVM_OPTIONS"] == "-Xmx1g"
