@@ -12,7 +12,8 @@ export DBT_PROFILES_DIR=profiles
 
 echo "== sqlfluff lint"
 started=$SECONDS
-.venv/bin/sqlfluff lint models macros tests --disable-progress-bar
+# one process per core: the files are linted in parallel (about half the time on 2 cores)
+.venv/bin/sqlfluff lint models macros tests --disable-progress-bar --processes "$(nproc)"
 lint_s=$((SECONDS - started))
 
 echo "== pytest"

@@ -8,6 +8,12 @@
 {% endmacro %}
 
 
+{% macro cdc_sql_identifier(name) %}
+    {#- A Spark SQL identifier of a name from data: in backticks, each backtick in it doubled. -#}
+    `{{ name | string | replace('`', '``') }}`
+{% endmacro %}
+
+
 {% macro cdc_typed_columns(database, table) %}
     {#-
         The columns of one source table, read from cdc_columns at execution time (an empty list
@@ -87,7 +93,7 @@
         column.spark_type,
         'coalesce(' ~ cdc_column_text(types, column) ~ ', ' ~ cdc_sql_string(column.source_type) ~ ')',
         column.get('source_types')
-    ) }} as {{ adapter.quote(column.name) }},
+    ) }} as {{ cdc_sql_identifier(column.name) }},
     {%- endfor %}
 {% endmacro %}
 

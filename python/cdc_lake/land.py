@@ -241,6 +241,39 @@ def _check_kafka_parquet(path_text: str, files: Sequence[Path]) -> None:
             or pa.types.is_large_string(value_type)
         ):
             raise LandingError(f"{where}: column value must be binary or string, not {value_type}")
+        _check_record_ids(where, file)
+
+
+# A Kafka record is identified by these columns: a record without one of them could not be told
+# apart from others (records with no offset would land as one message).
+KAFKA_RECORD_ID_COLUMNS = ("topic", "partition", "offset")
+
+
+def _check_record_ids(where: str, file: Path) -> None:
+    """Refuse a Kafka-shaped Parquet file in which a record has no topic, partition or offset. The
+    footer's statistics say how many nulls each column holds; a file written without them has
+    those three columns read."""
+    import pyarrow.parquet as pq
+
+    parquet = pq.ParquetFile(file)
+    names = parquet.schema_arrow.names
+    nulls = dict.fromkeys(KAFKA_RECORD_ID_COLUMNS, 0)
+    for group in range(parquet.metadata.num_row_groups):
+        row_group = parquet.metadata.row_group(group)
+        for column in KAFKA_RECORD_ID_COLUMNS:
+            statistics = row_group.column(names.index(column)).statistics
+            if statistics is None or not statistics.has_null_count:
+                counted = parquet.read_row_group(group, columns=[column]).column(0).null_count
+            else:
+                counted = statistics.null_count
+            nulls[column] += counted
+    missing = [f"{count} without a {column}" for column, count in nulls.items() if count]
+    if missing:
+        raise LandingError(
+            f"{where}: {', '.join(missing)} of {parquet.metadata.num_rows} record(s); every Kafka record "
+            "needs its topic, partition and offset (they tell records apart): fix the dump, or land "
+            "its values as a text file of one message per line"
+        )
 
 
 class _Progress:

@@ -222,3 +222,24 @@ def test_inputs_are_hashed_while_spark_starts(tmp_path):
     file.unlink()
     with pytest.raises(FileNotFoundError):
         land_module._Hashing([gone]).result()
+
+
+@pytest.mark.parametrize("column", ["topic", "partition", "offset"])
+@pytest.mark.parametrize("statistics", [True, False], ids=["footer_statistics", "no_statistics"])
+def test_a_kafka_dump_whose_records_lack_an_id_is_refused(lake, tmp_path, column, statistics):
+    """Records without a topic, partition or offset cannot be told apart (five records with no
+    offset landed as one message): the input is refused, saying how many, and nothing lands."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from cdc_lake.land import LandingError
+
+    path = write_kafka_parquet(tmp_path / "dump.parquet", ['{"a": 1}'] * 5, topic="t")
+    table = pq.read_table(path)
+    position = table.schema.get_field_index(column)
+    holes = pa.array([None, None, None, None, None], table.schema.field(column).type)
+    pq.write_table(table.set_column(position, column, holes), path, write_statistics=statistics)
+    lake.scenario(f"land_kafka_without_{column}")
+    with pytest.raises(LandingError, match=rf"5 without a {column} of 5 record\(s\); every Kafka record needs"):
+        lake.land([path], "canal_json")
+    assert not lake.spark.catalog.tableExists(f"{lake.schema}_raw.raw_messages")

@@ -94,3 +94,30 @@ def test_the_demo_runs_with_the_short_run_jvm_options_unless_set(monkeypatch):
     monkeypatch.setenv("CDC_LAKE_JVM_OPTIONS", "-Xmx1g")
     demo.use_short_run_jvm()
     assert os.environ["CDC_LAKE_JVM_OPTIONS"] == "-Xmx1g"
+
+
+def test_harmless_hive_errors_are_not_printed(lake):
+    """Hive's FileUtils "Failed to delete" lines (a first build's orphan-location cleanup) are off;
+    other loggers keep the session's level."""
+    from cdc_lake.spark import QUIET_LOGGERS
+
+    log_manager = lake.spark.sparkContext._jvm.org.apache.logging.log4j.LogManager
+    for name in QUIET_LOGGERS:
+        assert log_manager.getLogger(name).getLevel().toString() == "OFF"
+    assert log_manager.getLogger("org.apache.spark.sql.execution").getLevel().toString() == "ERROR"
+
+
+def test_reliability_runs_take_their_size_from_the_settings(monkeypatch):
+    import conftest
+
+    monkeypatch.delenv("CDC_LAKE_SOAK_BATCHES", raising=False)
+    monkeypatch.setattr(conftest, "LONG_TESTS", False)
+    assert conftest.run_size("CDC_LAKE_SOAK_BATCHES", ci=4, long=20) == 4
+    monkeypatch.setattr(conftest, "LONG_TESTS", True)
+    assert conftest.run_size("CDC_LAKE_SOAK_BATCHES", ci=4, long=20) == 20
+    # a run's own variable wins over both
+    monkeypatch.setenv("CDC_LAKE_SOAK_BATCHES", "7")
+    assert conftest.run_size("CDC_LAKE_SOAK_BATCHES", ci=4, long=20) == 7
+    monkeypatch.setenv("CDC_LAKE_SOAK_BATCHES", "many")
+    with pytest.raises(ValueError, match="CDC_LAKE_SOAK_BATCHES='many': give a whole number"):
+        conftest.run_size("CDC_LAKE_SOAK_BATCHES", ci=4, long=20)

@@ -704,3 +704,37 @@ def test_docs_generate_describes_every_model_and_column(built):
         described = {name.lower() for name, col in node["columns"].items() if col["description"].strip()}
         undocumented += [f"{node['name']}.{c}" for c in catalog["nodes"][key]["columns"] if c.lower() not in described]
     assert undocumented == []
+
+
+HOSTILE_NAMES = [
+    "x` , current_user() as `pwned",  # would end the identifier and add a column
+    "it's",
+    'say "hi"',
+    "two\nlines",
+    "back\\slash",
+    "",
+    "é表",
+    "n" * 300,
+]
+
+
+def test_column_names_from_data_are_quoted(lake):
+    """A typed model's columns carry the source's names exactly, whatever they hold: the names
+    become identifiers with their backticks doubled (cdc_sql_identifier), never SQL."""
+    from cdc_lake.dbt import run_dbt
+
+    columns = [
+        {"name": name, "variants": [name], "spark_type": "string", "source_type": "varchar(10)"}
+        for name in HOSTILE_NAMES
+    ]
+    inline = (
+        "{% set columns = var('hostile_columns') %}"
+        "select {{ cdc_typed_columns_select(columns, 'row', 'types') }} 1 as end_marker "
+        "from (select map({% for column in columns %}{{ cdc_sql_string(column.name) }}, "
+        "{{ cdc_sql_string(loop.index0) }}{{ ', ' if not loop.last }}{% endfor %}) as row, map('', '') as types)"
+    )
+    vars_text = json.dumps({"hostile_columns": columns})
+    sql = run_dbt(["compile", "--inline", inline, "--vars", vars_text]).results[0].node.compiled_code
+    frame = lake.spark.sql(sql)
+    assert frame.columns == [*HOSTILE_NAMES, "end_marker"]
+    assert [frame.collect()[0][i] for i in range(len(HOSTILE_NAMES))] == [str(i) for i in range(len(HOSTILE_NAMES))]
