@@ -32,6 +32,7 @@ from cdc_lake.settings import Settings, load_settings
 
 if TYPE_CHECKING:
     import pandas as pd
+    import pyarrow.parquet as pq
     from pyspark.sql import DataFrame, Row, SparkSession
 
 TEXT_SUFFIXES = {".jsonl", ".json", ".txt", ".ndjson"}
@@ -223,7 +224,8 @@ def _check_kafka_parquet(path_text: str, files: Sequence[Path]) -> None:
         name = file.name if len(files) > 1 else ""
         where = f"{path_text}{': ' + name if name else ''}"
         try:
-            schema = pq.ParquetFile(file).schema_arrow
+            parquet = pq.ParquetFile(file)
+            schema = parquet.schema_arrow
         except Exception as exc:  # pyarrow raises ArrowInvalid, OSError, ... for a bad file
             detail = " ".join(str(exc).split()) or type(exc).__name__
             raise LandingError(f"{where}: unreadable Parquet file ({detail[:200]})") from None
@@ -241,7 +243,7 @@ def _check_kafka_parquet(path_text: str, files: Sequence[Path]) -> None:
             or pa.types.is_large_string(value_type)
         ):
             raise LandingError(f"{where}: column value must be binary or string, not {value_type}")
-        _check_record_ids(where, file)
+        _check_record_ids(where, parquet)
 
 
 # A Kafka record is identified by these columns: a record without one of them could not be told
@@ -249,19 +251,18 @@ def _check_kafka_parquet(path_text: str, files: Sequence[Path]) -> None:
 KAFKA_RECORD_ID_COLUMNS = ("topic", "partition", "offset")
 
 
-def _check_record_ids(where: str, file: Path) -> None:
+def _check_record_ids(where: str, parquet: "pq.ParquetFile") -> None:
     """Refuse a Kafka-shaped Parquet file in which a record has no topic, partition or offset. The
     footer's statistics say how many nulls each column holds; a file written without them has
     those three columns read."""
-    import pyarrow.parquet as pq
-
-    parquet = pq.ParquetFile(file)
-    names = parquet.schema_arrow.names
+    schema = parquet.metadata.schema
+    # a column's index among the file's leaf columns (a nested column, e.g. headers, has several)
+    leaf_index = {schema.column(i).path: i for i in range(len(schema))}
     nulls = dict.fromkeys(KAFKA_RECORD_ID_COLUMNS, 0)
     for group in range(parquet.metadata.num_row_groups):
         row_group = parquet.metadata.row_group(group)
         for column in KAFKA_RECORD_ID_COLUMNS:
-            statistics = row_group.column(names.index(column)).statistics
+            statistics = row_group.column(leaf_index[column]).statistics
             if statistics is None or not statistics.has_null_count:
                 counted = parquet.read_row_group(group, columns=[column]).column(0).null_count
             else:

@@ -29,14 +29,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_size, write_jsonl, write_kafka_parquet
+from conftest import UNREAD_AND_TYPING, run_size, write_jsonl, write_kafka_parquet
 
 pytestmark = pytest.mark.slow
 
 PROJECT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 SCHEMA = "crash"
-BUILD_ARGS = ["--exclude-resource-type", "unit_test", "--exclude", "models/marts/analytics", "cdc_columns+", "cdc_tables+"]
+BUILD_ARGS = list(UNREAD_AND_TYPING)
 # Models at whose start the long run kills the incremental build, one after the other.
 EXTRA_BUILD_KILLS = (
     "int_cdc__changes_keyed", "cdc_changes", "int_cdc__message_outcomes", "cdc_ddl", "cdc_current", "cdc_landing_audit",

@@ -228,7 +228,8 @@ def test_inputs_are_hashed_while_spark_starts(tmp_path):
 @pytest.mark.parametrize("statistics", [True, False], ids=["footer_statistics", "no_statistics"])
 def test_a_kafka_dump_whose_records_lack_an_id_is_refused(lake, tmp_path, column, statistics):
     """Records without a topic, partition or offset cannot be told apart (five records with no
-    offset landed as one message): the input is refused, saying how many, and nothing lands."""
+    offset landed as one message): the input is refused, saying how many, and nothing lands. The
+    dump has Kafka's nested headers first, so its leaf columns are not its top-level columns."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -238,7 +239,9 @@ def test_a_kafka_dump_whose_records_lack_an_id_is_refused(lake, tmp_path, column
     table = pq.read_table(path)
     position = table.schema.get_field_index(column)
     holes = pa.array([None, None, None, None, None], table.schema.field(column).type)
-    pq.write_table(table.set_column(position, column, holes), path, write_statistics=statistics)
+    headers = pa.array([[{"key": "h", "value": b"v"}]] * 5, pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())])))
+    table = table.set_column(position, column, holes).add_column(0, "headers", headers)
+    pq.write_table(table, path, write_statistics=statistics)
     lake.scenario(f"land_kafka_without_{column}")
     with pytest.raises(LandingError, match=rf"5 without a {column} of 5 record\(s\); every Kafka record needs"):
         lake.land([path], "canal_json")
