@@ -23,6 +23,8 @@
         {'name': 'event_ts', 'type': 'timestamp'},
         {'name': 'source_log_file', 'type': 'string'},
         {'name': 'source_log_pos', 'type': 'bigint'},
+        {'name': 'emitted_ts', 'type': 'timestamp'},
+        {'name': 'source_batch_id', 'type': 'bigint'},
         {'name': 'source_event_id', 'type': 'string'},
         {'name': 'transaction_id', 'type': 'string'},
         {'name': 'quarantine_reason', 'type': 'string'},

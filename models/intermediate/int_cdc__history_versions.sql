@@ -37,8 +37,9 @@
 {#- the columns of an event (cdc_version_events), as a stored version also holds them -#}
 {%- set event_columns = [
     'source_database', 'source_table', 'primary_key', 'op', 'row', 'is_deleted', 'source_format',
-    'change_id', 'event_ts', 'source_log_file', 'source_log_pos', 'landing_seq', 'message_index',
-    'element_index', 'row_index', 'split_order', 'message_id', 'landed_at',
+    'change_id', 'event_ts', 'source_log_file', 'source_log_pos', 'emitted_ts', 'source_batch_id',
+    'landing_seq', 'message_index', 'element_index', 'row_index', 'split_order', 'message_id',
+    'landed_at',
 ] -%}
 {#- where this build writes the closed versions of re-chained keys -#}
 {%- set rechain_partition = watermark + 1 -%}
@@ -238,6 +239,8 @@ written_versions as (
         event_ts,
         source_log_file,
         source_log_pos,
+        emitted_ts,
+        source_batch_id,
         landing_seq,
         message_index,
         element_index,

@@ -1,10 +1,18 @@
 {#-
-    One row per row change of every format, keyed and deduplicated: a message delivered twice
-    (same content, any offset or file) gives one change. cdc_history orders the changes of one key by
-    source position (binlog file and offset, SCN, sequence) where the format has one, then event
-    time, then landing position (landing, message, element, row).
+    One row per row change of every format, keyed and deduplicated: a change delivered again (in
+    another file, at other Kafka offsets, or again in the same input) gives one change.
+    change_id is a hash of what the change says (format, table, key, op, images, event time and
+    id, source position, row in its message) and, for a change without a source position, of its
+    occurrence: within one input (a file, or a Kafka partition, of one landing) the changes of a
+    key are put in the key's order; a change identical to the change just before it is a
+    re-delivery of it (same occurrence), and an identical change with other changes of the key
+    in between is a new occurrence. So a Canal batch in which a row goes A->B, B->A, A->B keeps
+    both A->B changes (occurrences 1 and 2), and the same batch delivered again gives the same
+    ids. A change with a source position is identified by it: any copy is a re-delivery.
+    cdc_history orders the changes of one key by cdc_version_order().
     Incremental: new landings are appended as new landing_seq partitions; a change already
-    present (same change_id) is not appended again.
+    present (same change_id) is not appended again. Occurrences are counted within one landing,
+    so a full and an incremental build give the same ids.
 -#}
 {{
     config(
@@ -16,8 +24,13 @@
 
 {%- set incremental = cdc_is_incremental() %}
 {%- set watermark = cdc_watermark() %}
+{#- the order of a key's changes within one input (cdc_version_order without the landing) -#}
+{%- set key_sequence_order -%}
+    event_ts asc nulls last, emitted_ts asc nulls last, source_batch_id asc nulls last,
+    message_index, element_index, row_index
+{%- endset -%}
 {#- a small increment's change ids are broadcast to every task that reads the stored ones -#}
-{%- set broadcast_new_changes = '/*+ broadcast(identified) */'
+{%- set broadcast_new_changes = '/*+ broadcast(change_ids) */'
     if cdc_is_small_increment(ref('int_cdc__changes_keyed'), watermark) else '' %}
 
 with
@@ -49,13 +62,53 @@ identified as (
                 'event', source_event_id
             )),
             256
-        ) as change_id
+        ) as content_id,
+        coalesce(kafka_topic || '/' || kafka_partition, source_uri) as delivered_in
     from keyed_changes
+),
+
+key_sequences as (
+    -- each key's changes in one input of one landing, in the key's order, with the content of
+    -- the change before
+    select
+        *,
+        lag(content_id) over (
+            partition by landing_seq, delivered_in, source_database, source_table, primary_key
+            order by {{ key_sequence_order }}
+        ) as previous_content_id
+    from identified
+),
+
+repeats as (
+    -- the occurrence of a content among its key's changes in one input: a change identical to
+    -- the one before it is a re-delivery of it (same occurrence), any other is a new occurrence;
+    -- a change with a source position is identified by it (always occurrence 1)
+    select
+        *,
+        case
+            when source_log_pos is not null then 1
+            else count_if(previous_content_id is null or previous_content_id != content_id) over (
+                partition by landing_seq, delivered_in, source_database, source_table, primary_key, content_id
+                order by {{ key_sequence_order }}
+                rows between unbounded preceding and current row
+            )
+        end as repeat_number
+    from key_sequences
+),
+
+change_ids as (
+    select
+        *,
+        case
+            when repeat_number = 1 then content_id
+            else sha2(content_id || '/' || repeat_number, 256)
+        end as change_id
+    from repeats
 ),
 
 first_deliveries as (
     select *
-    from identified
+    from change_ids
     qualify row_number() over (
         partition by change_id
         order by landing_seq, message_index, element_index, row_index
@@ -69,8 +122,8 @@ earlier_changes as (
     -- with the new ones, not shuffled to meet them
     select {{ broadcast_new_changes }} stored.change_id
     from {{ this }} as stored
-    left semi join identified
-        on stored.change_id = identified.change_id
+    left semi join change_ids
+        on stored.change_id = change_ids.change_id
 ),
 {%- endif %}
 
@@ -100,6 +153,8 @@ select
     event_ts,
     source_log_file,
     source_log_pos,
+    emitted_ts,
+    source_batch_id,
     transaction_id,
     message_id,
     landing_seq,

@@ -47,6 +47,8 @@ select {{ broadcast_newest_chains }}
     versions.event_ts,
     versions.source_log_file,
     versions.source_log_pos,
+    versions.emitted_ts,
+    versions.source_batch_id,
     versions.landing_seq,
     versions.message_index,
     versions.element_index,

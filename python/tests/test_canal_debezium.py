@@ -140,12 +140,42 @@ def built(lake, tmp_path_factory):
         topic="dbz_seq",
     )
 
+    # 6. Deduplication and ordering (issue 27): one Canal batch (same id, es and ts) in which row 1
+    #    goes A->B, B->A, A->B (the fourth message is byte-identical to the second), and a DELETE
+    #    without `es` after its INSERT; the same lines again in another file (after a heartbeat)
+    #    and as a Kafka topic.
+    #    Then an INSERT and its UPDATE (same `es`, increasing `ts` and `id`) in two files of one
+    #    landing, the UPDATE's file given first and the INSERT on a later line of its file.
+    def flip(type_, row, old=None):
+        return canal(type_, "flips", [row], old=old, es=10_000, msg_id=20)
+
+    no_es_delete = canal("DELETE", "flips", [{"id": "30", "v": "x"}], es=11_000, msg_id=22)
+    del no_es_delete["es"]
+    flips = [
+        flip("INSERT", {"id": "1", "v": "A"}),
+        flip("UPDATE", {"id": "1", "v": "B"}, old=[{"v": "A"}]),
+        flip("UPDATE", {"id": "1", "v": "A"}, old=[{"v": "B"}]),
+        flip("UPDATE", {"id": "1", "v": "B"}, old=[{"v": "A"}]),
+        canal("INSERT", "flips", [{"id": "30", "v": "x"}], es=11_000, msg_id=21),
+        no_es_delete,
+    ]
+    write_jsonl(tmp / "flips.jsonl", flips)
+    write_jsonl(tmp / "flips_again.jsonl", [canal("MHEARTBEAT", "", es=10_000, pk=None, msg_id=20), *flips])
+    write_kafka_parquet(tmp / "flips.parquet", [json.dumps(m) for m in flips], topic="flips")
+    insert_40 = canal("INSERT", "flips", [{"id": "40", "v": "new"}], es=12_000, msg_id=23)
+    update_40 = canal("UPDATE", "flips", [{"id": "40", "v": "updated"}], old=[{"v": "new"}], es=12_000, msg_id=24)
+    update_40["ts"] += 1
+    write_jsonl(tmp / "order_update.jsonl", [update_40])
+    write_jsonl(tmp / "order_insert.jsonl", [canal("MHEARTBEAT", "", es=12_000, pk=None, msg_id=23), insert_40])
+
     lake.land([tmp / "doc000.parquet", tmp / "doc000_repaired.parquet"], "canal_json")
     lake.land([tmp / "doc002.parquet", tmp / "doc002_repaired.parquet"], "debezium_json")
     lake.land([tmp / "canal_seq.jsonl"], "canal_json")
     lake.land([tmp / "canal_seq.jsonl"], "canal_json")  # re-landing the same file adds nothing
     lake.land([tmp / "dbz_seq.parquet"], "debezium_json")
     lake.land([tmp / "dbz_seq_again.parquet"], "auto")
+    lake.land([tmp / "flips.jsonl", tmp / "order_update.jsonl", tmp / "order_insert.jsonl"], "canal_json")
+    lake.land([tmp / "flips_again.jsonl", tmp / "flips.parquet"], "canal_json")
     lake.build()
     return lake
 
@@ -350,6 +380,49 @@ def test_debezium_sequence(built):
     assert built.rows(
         "select reason from {schema}.cdc_quarantine where kafka_topic = 'dbz_seq'"
     ) == [{"reason": "unknown Debezium op: x"}]
+
+
+def test_repeated_change_in_one_batch_is_kept(built):
+    """A->B, B->A, A->B in one Canal batch: the second A->B is byte-identical to the first and is a
+    change of its own (4 versions, current B), while the same batch delivered again in another
+    file and as a Kafka topic (a later landing) adds nothing."""
+    assert history(built, "seq", "flips")[:4] == [
+        ('{"id":"1"}', 1, "insert", {"id": "1", "v": "A"}, False, False),
+        ('{"id":"1"}', 2, "update", {"id": "1", "v": "B"}, False, False),
+        ('{"id":"1"}', 3, "update", {"id": "1", "v": "A"}, False, False),
+        ('{"id":"1"}', 4, "update", {"id": "1", "v": "B"}, True, False),
+    ]
+    assert current(built, "seq", "flips")['{"id":"1"}'] == {"id": "1", "v": "B"}
+    assert built.rows(
+        "select count(*) as n from {schema}.cdc_changes where source_table = 'flips' "
+        "and (source_uri like '%flips_again.jsonl' or kafka_topic = 'flips')"
+    ) == [{"n": 0}]
+    audit = built.rows(
+        "select landed_input, landed_messages, duplicate_messages from {schema}.cdc_landing_audit "
+        "where landed_input like '%flips%'"
+    )
+    assert sorted((r["landed_input"].rsplit("/", 1)[-1], r["landed_messages"], r["duplicate_messages"]) for r in audit) == [
+        ("0", 6, 6), ("flips.jsonl", 6, 0), ("flips_again.jsonl", 7, 6),
+    ]
+
+
+def test_delete_without_event_time_orders_after_its_insert(built):
+    """A DELETE whose message has no `es` is ordered after its key's INSERT (a missing time never
+    sorts first): the row stays deleted."""
+    assert [v for v in history(built, "seq", "flips") if v[0] == '{"id":"30"}'] == [
+        ('{"id":"30"}', 1, "insert", {"id": "30", "v": "x"}, False, False),
+        ('{"id":"30"}', 2, "delete", {"id": "30", "v": "x"}, True, True),
+    ]
+    assert '{"id":"30"}' not in current(built, "seq", "flips")
+
+
+def test_files_of_one_landing_are_ordered_by_canal_ts_and_id(built):
+    """An INSERT and its UPDATE with the same `es`, in two files of one landing, the UPDATE's file
+    given first and the INSERT on a later line: Canal's `ts` and `id` order them, not the files."""
+    assert [v[1:3] for v in history(built, "seq", "flips") if v[0] == '{"id":"40"}'] == [
+        (1, "insert"), (2, "update"),
+    ]
+    assert current(built, "seq", "flips")['{"id":"40"}'] == {"id": "40", "v": "updated"}
 
 
 def test_relanding_adds_nothing(built):

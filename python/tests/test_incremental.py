@@ -2,8 +2,9 @@
 
 Five landings, each followed by an incremental `dbt build`: inserts, updates, a late-arriving
 older event (it orders before the key's current version, so that key is re-chained into a new
-partition and its earlier versions are superseded), duplicates (the same message body again, and
-the same Kafka offsets re-delivered), a key change and deletes. Then `dbt build --full-refresh`
+partition and its earlier versions are superseded), duplicates (the same message body again, a
+Canal batch with a repeated change, A->B, B->A, A->B, delivered again, and the same Kafka offsets
+re-delivered), a key change and deletes. Then `dbt build --full-refresh`
 must give the same cdc_history and cdc_current, row for row.
 
 After the third build, a build killed while insert_overwrite replaced partitions is simulated:
@@ -90,12 +91,20 @@ def interrupt(lake, model, partition):
 def runs(lake, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("incremental")
     lake.scenario("incremental")
+    # one Canal batch (same id, es, ts) in which key f/1 goes A->B, B->A, A->B: four changes
+    flips = [canal("INSERT", [{"id": "1", "v": "A"}], 2_500, msg_id=10, table="f")] + [
+        canal("UPDATE", [{"id": "1", "v": new}], 2_500, old=[{"v": old}], msg_id=10, table="f")
+        for old, new in (("A", "B"), ("B", "A"), ("A", "B"))
+    ]
     landings = [
         # v is declared int: its letters do not convert (cdc_conversion_failures) until landing 5
         [canal("INSERT", [{"id": str(i), "v": "a"} for i in range(1, 6)], 1_000, msg_id=1,
                mysql_type={"id": "int", "v": "int"}),
-         canal("UPDATE", [{"id": "3", "v": "c"}], 3_000, old=[{"v": "a"}], msg_id=2)],
-        [canal("UPDATE", [{"id": "1", "v": "b"}, {"id": "2", "v": "b"}], 4_000, old=[{"v": "a"}, {"v": "a"}], msg_id=3)],
+         canal("UPDATE", [{"id": "3", "v": "c"}], 3_000, old=[{"v": "a"}], msg_id=2),
+         *flips],
+        # the batch of landing 1 that flips key f/1 is delivered again: it adds nothing
+        [canal("UPDATE", [{"id": "1", "v": "b"}, {"id": "2", "v": "b"}], 4_000, old=[{"v": "a"}, {"v": "a"}], msg_id=3),
+         *flips],
         # late: key 3 changed at 2_000, between its insert (1_000) and its update (3_000)
         [canal("UPDATE", [{"id": "3", "v": "b"}], 2_000, old=[{"v": "a"}], msg_id=4),
          canal("UPDATE", [{"id": "1", "v": "b"}, {"id": "2", "v": "b"}], 4_000, old=[{"v": "a"}, {"v": "a"}], msg_id=3)],
@@ -203,8 +212,10 @@ def test_duplicates_do_not_create_versions(runs):
     debezium = [(r["primary_key"], r["version_number"], r["op"]) for r in history if r["source_table"] == "d"]
     assert debezium == [('{"id":"1"}', 1, "insert"), ('{"id":"1"}', 2, "update"),
                         ('{"id":"2"}', 1, "insert"), ('{"id":"2"}', 2, "delete")]
+    flips = [(r["version_number"], r["row"]["v"], r["is_current"]) for r in history if r["source_table"] == "f"]
+    assert flips == [(1, "A", False), (2, "B", False), (3, "A", False), (4, "B", True)]
     assert sorted((r["source_table"], r["primary_key"]) for r in current) == [
-        ("d", '{"id":"1"}'), ("t", '{"id":"1"}'), ("t", '{"id":"2"}'), ("t", '{"id":"3"}'),
+        ("d", '{"id":"1"}'), ("f", '{"id":"1"}'), ("t", '{"id":"1"}'), ("t", '{"id":"2"}'), ("t", '{"id":"3"}'),
         ("t", '{"id":"40"}'), ("t", '{"id":"6"}'),
     ]
 

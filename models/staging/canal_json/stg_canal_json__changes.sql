@@ -58,6 +58,8 @@ classified as (
         nullif(message.database, '') as source_database,
         nullif(message.`table`, '') as source_table,
         {{ cdc_epoch_to_timestamp('message.es') }} as event_ts,
+        {{ cdc_epoch_to_timestamp('message.ts') }} as emitted_ts,
+        try_cast(message.id as bigint) as source_batch_id,
         concat_ws('/', message.id, message.es, message.ts) as source_event_id,
         case
             when size(array_distinct(message.pkNames)) > 0
@@ -148,7 +150,7 @@ select
         'message_id', 'landing_seq', 'message_index', 'element_index', 'row_index', 'source_format',
         'event_kind', 'event_type', 'source_database', 'source_table', 'op', 'key_columns', 'before',
         'after', 'column_types', 'column_jdbc_types', 'ddl_type', 'ddl_sql', 'ddl_key_columns',
-        'event_ts', 'source_event_id', 'quarantine_reason', 'raw_message', 'source_uri',
-        'kafka_topic', 'kafka_partition', 'kafka_offset', 'landed_at'
+        'event_ts', 'emitted_ts', 'source_batch_id', 'source_event_id', 'quarantine_reason',
+        'raw_message', 'source_uri', 'kafka_topic', 'kafka_partition', 'kafka_offset', 'landed_at'
     ]) }}
 from unified

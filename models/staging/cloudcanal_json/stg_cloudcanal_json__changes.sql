@@ -67,6 +67,8 @@ classified as (
             {{ cdc_epoch_to_timestamp('message.execTs') }},
             {{ cdc_epoch_to_timestamp('message.sendTs') }}
         ) as event_ts,
+        {{ cdc_epoch_to_timestamp('message.sendTs') }} as emitted_ts,
+        try_cast(message.bid as bigint) as source_batch_id,
         concat_ws('/', message.bid, message.execTs, message.sendTs) as source_event_id,
         case when size(array_distinct(message.pks)) > 0 then array_distinct(message.pks) end as key_columns
     from messages
@@ -169,6 +171,8 @@ unified as (
         case when message_kind = 'ddl' then message.`sql` end as ddl_sql,
         ddl_key_columns,
         event_ts,
+        emitted_ts,
+        source_batch_id,
         source_event_id,
         quarantine_reason,
         raw_message,
@@ -185,7 +189,7 @@ select
         'message_id', 'landing_seq', 'message_index', 'element_index', 'row_index', 'source_format',
         'event_kind', 'event_type', 'source_database', 'source_table', 'op', 'key_columns', 'before',
         'after', 'column_types', 'column_jdbc_types', 'ddl_type', 'ddl_sql', 'ddl_key_columns',
-        'event_ts', 'source_event_id', 'quarantine_reason', 'raw_message', 'source_uri',
-        'kafka_topic', 'kafka_partition', 'kafka_offset', 'landed_at'
+        'event_ts', 'emitted_ts', 'source_batch_id', 'source_event_id', 'quarantine_reason',
+        'raw_message', 'source_uri', 'kafka_topic', 'kafka_partition', 'kafka_offset', 'landed_at'
     ]) }}
 from unified

@@ -220,6 +220,7 @@ unified as (
         event_ts,
         env_source['file'] as source_log_file,
         try_cast(coalesce(env_source['pos'], env_source['lsn']) as bigint) as source_log_pos,
+        {{ cdc_epoch_to_timestamp('env_ts_ms') }} as emitted_ts,
         concat_ws(
             '/', env_source['file'], env_source['pos'], env_source['row'], env_source['lsn'], env_ts_ms
         ) as source_event_id,
@@ -245,7 +246,7 @@ select
         'event_kind', 'event_type', 'source_database', 'source_table', 'op', 'key_columns', 'before',
         'after', 'column_types', 'column_jdbc_types', 'ddl_type', 'ddl_sql', 'ddl_key_columns',
         'event_ts', 'source_log_file',
-        'source_log_pos', 'source_event_id', 'transaction_id', 'quarantine_reason', 'raw_message',
-        'source_uri', 'kafka_topic', 'kafka_partition', 'kafka_offset', 'landed_at'
+        'source_log_pos', 'emitted_ts', 'source_event_id', 'transaction_id', 'quarantine_reason',
+        'raw_message', 'source_uri', 'kafka_topic', 'kafka_partition', 'kafka_offset', 'landed_at'
     ]) }}
 from unified

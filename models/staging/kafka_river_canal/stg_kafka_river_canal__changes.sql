@@ -132,6 +132,7 @@ unified as (
         event_ts,
         source_log_file,
         source_log_pos,
+        {{ cdc_epoch_to_timestamp('message.canalTime') }} as emitted_ts,
         message.binlog as source_event_id,
         quarantine_reason,
         raw_message,
@@ -147,7 +148,8 @@ select
     {{ cdc_fill_staging_columns([
         'message_id', 'landing_seq', 'message_index', 'element_index', 'row_index', 'source_format',
         'event_kind', 'event_type', 'source_database', 'source_table', 'op', 'key_columns', 'before',
-        'after', 'column_types', 'event_ts', 'source_log_file', 'source_log_pos', 'source_event_id',
+        'after', 'column_types', 'event_ts', 'source_log_file', 'source_log_pos', 'emitted_ts',
+        'source_event_id',
         'quarantine_reason', 'raw_message', 'source_uri', 'kafka_topic', 'kafka_partition',
         'kafka_offset', 'landed_at'
     ]) }}
