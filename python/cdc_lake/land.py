@@ -1092,7 +1092,7 @@ def _without_redelivered_records(
     # a Kafka value's bytes as read: what the landing table's message_hash hashes (write_landing)
     records = df.where(F.col("kafka_topic").isNotNull()).withColumn(
         "_content_hash", F.sha2(F.col("message_bytes"), 256)
-    ).dropDuplicates([*record, "_content_hash"])
+    )
     landed = (
         spark.table(settings.raw_table)
         .where(F.col("kafka_topic").isNotNull())
@@ -1102,10 +1102,18 @@ def _without_redelivered_records(
     records = records.join(landed, record, "left").where(
         ~F.coalesce(F.array_contains("_landed_hashes", F.coalesce("_content_hash", F.lit(""))), F.lit(False))
     )
-    first = Window.partitionBy(*record).orderBy("_input", "_content_hash")
+    # both windows partition as the join does: the new records are shuffled once
+    by_record = Window.partitionBy(*record)
+    by_content = by_record.orderBy("_content_hash", "_input", "message_index")
+    first_content = F.min(F.struct("_input", "_content_hash")).over(by_record)["_content_hash"]
+    repeated = F.lag("_content_hash").over(by_content).eqNullSafe(F.col("_content_hash")) & (
+        F.row_number().over(by_content) > 1
+    )
     records = records.withColumn(
-        "is_kafka_offset_reused", F.col("_landed_hashes").isNotNull() | (F.row_number().over(first) > 1)
-    ).drop("_landed_hashes")
+        "is_kafka_offset_reused",
+        F.col("_landed_hashes").isNotNull() | ~first_content.eqNullSafe(F.col("_content_hash")),
+    ).withColumn("_repeated", repeated)
+    records = records.where(~F.col("_repeated")).drop("_landed_hashes", "_repeated")
     return others.unionByName(records)
 
 
