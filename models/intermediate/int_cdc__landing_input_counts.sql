@@ -32,6 +32,7 @@ select
     count_if(outcome = 'control') as outcome_control_messages,
     count_if(is_partly_quarantined and outcome = 'quarantined') as partly_quarantined_messages,
     count_if(is_duplicate) as duplicate_messages,
+    count_if(is_kafka_offset_reused) as reused_offset_messages,
     landing_seq
 from new_outcomes
 group by landing_seq, landed_input

@@ -63,7 +63,8 @@ input_counts as (
         sum(outcome_ddl_messages) as outcome_ddl_messages,
         sum(outcome_control_messages) as outcome_control_messages,
         sum(partly_quarantined_messages) as partly_quarantined_messages,
-        sum(duplicate_messages) as duplicate_messages
+        sum(duplicate_messages) as duplicate_messages,
+        sum(reused_offset_messages) as reused_offset_messages
     from landing_input_counts
     group by landed_input
 )
@@ -89,6 +90,7 @@ select
     coalesce(requeued_counts.requeued_messages, 0) as requeued_messages,
     input_counts.partly_quarantined_messages - coalesce(requeued_counts.partly_quarantined_messages, 0)
         as partly_quarantined_messages,
-    input_counts.duplicate_messages
+    input_counts.duplicate_messages,
+    input_counts.reused_offset_messages
 from input_counts
 left join requeued_counts on input_counts.landed_input = requeued_counts.landed_input

@@ -20,7 +20,7 @@ def _cmd_land(args: argparse.Namespace) -> int:
         print(f"cdc-lake land: {derby_lock_hint(metastore_dir)}", file=sys.stderr)
         return 3
     try:
-        land(args.paths, args.format)
+        report = land(args.paths, args.format)
     except LandingError as exc:
         print(f"cdc-lake land: {_one_line(exc)}", file=sys.stderr)
         return 2
@@ -29,7 +29,9 @@ def _cmd_land(args: argparse.Namespace) -> int:
             print(f"cdc-lake land: {derby_lock_hint(metastore_dir)}", file=sys.stderr)
             return 3
         raise
-    return 0
+    for path, reason in report.refused.items():
+        print(f"cdc-lake land: {path}: not landed: {_one_line(reason)} (the other inputs were landed)", file=sys.stderr)
+    return 4 if report.refused else 0
 
 
 def _one_line(exc: BaseException) -> str:

@@ -5,16 +5,25 @@ where it came from (file and line, or Kafka topic/partition/offset) and when it 
 A landing is committed by one row in the `landings` table written after its messages: dbt reads
 only committed landings, and the next `land` removes the partition of a landing that never
 committed (a crash), so re-running after a crash lands each input exactly once.
+
+Nothing lands twice and nothing is dropped unsaid: an input already landed (by content hash) adds
+nothing; a text file that grew lands its new lines only; a Kafka record re-delivered (same
+topic/partition/offset and bytes) adds nothing, and one at a reused offset with other bytes lands
+flagged. An input that cannot be landed that way is refused (the whole command, or that input
+alone when the others can land: `LandingReport.refused`).
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
+import re
 import threading
+import zlib
 import time
 import uuid
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,6 +45,9 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, Row, SparkSession
 
 TEXT_SUFFIXES = {".jsonl", ".json", ".txt", ".ndjson"}
+GZIP_SUFFIX = ".gz"
+"""A text file compressed with gzip (`x.jsonl.gz`): Spark's text reader decompresses it by this
+suffix; the hashing checks that it decompresses whole (a broken one is refused, alone)."""
 PARQUET_SUFFIXES = {".parquet"}
 RAW_COLUMNS = (
     "message_id string",
@@ -56,6 +68,9 @@ RAW_COLUMNS = (
     "decode_error string",
     "message_hash string",
     "parse_error string",
+    # a Kafka record at a topic/partition/offset that a record with other bytes was landed at
+    # first (a re-created topic): landed as a message of its own (null in older landings)
+    "is_kafka_offset_reused boolean",
 )
 EXPLAIN_ON_DRIVER_MAX_MESSAGES = 10_000
 """The messages of a landing of text files that are not JSON are explained in this process (after
@@ -76,6 +91,11 @@ LANDINGS_COLUMNS = (
     # the message formats the landing holds: a staging model skips the landings without its format
     # (null in landings of an older cdc-lake: read by every staging model)
     "formats array<string>",
+    # per input (as `inputs`), for a plain text file: the bytes and the lines landed (the whole file
+    # as hashed); a file that grows is landed from there. Null for other inputs and in landings of
+    # an older cdc-lake (a file of theirs that grows is landed whole again).
+    "input_bytes array<bigint>",
+    "input_lines array<bigint>",
 )
 REQUEUED_COLUMNS = (
     "message_id string",
@@ -96,6 +116,15 @@ class LandingInput:
     path: Path
     kind: str  # "text", "parquet" or "binary_folder"
     source_hash: str
+    files: tuple[Path, ...] = ()
+    """A folder's files (`_folder_files`): the hash covers them and the landing reads them."""
+    size: int | None = None
+    """A plain text file: its bytes, and the lines Spark numbers in them (None for other inputs)."""
+    lines: int | None = None
+    refused: str | None = None
+    """Why this input cannot be landed (the other inputs land); None when it can."""
+    skip_lines: int = 0
+    """A text file that grew since it was landed: the lines landed before (`_grown_from`)."""
 
 
 @dataclass
@@ -106,16 +135,90 @@ class LandingReport:
     landed: dict[str, int] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)
     by_format: dict[str, int] = field(default_factory=dict)
+    refused: dict[str, str] = field(default_factory=dict)
+    """Inputs not landed, with the reason (the other inputs were landed)."""
+    reused_offsets: int = 0
+    """Kafka records landed at an offset that an earlier record with other bytes holds."""
 
     @property
     def total(self) -> int:
         return sum(self.landed.values())
 
 
-def _hash_file(path: Path, digest: "hashlib._Hash") -> None:
+def _hash_file(path: Path, digest: "hashlib._Hash") -> tuple[int, int, bytes]:
+    """Add the file's bytes to `digest`; its size, its count of newlines and its last byte."""
+    size = newlines = 0
+    last = b""
     with path.open("rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
+            size += len(block)
+            newlines += block.count(b"\n")
+            last = block[-1:]
+    return size, newlines, last
+
+
+def _gzip_problem(path: Path) -> str | None:
+    """Why a .gz file does not decompress whole (None when it does): Spark would fail the whole
+    landing on it, so it is refused alone."""
+    decompressor = zlib.decompressobj(wbits=31)
+    try:
+        with path.open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                while block:
+                    decompressor.decompress(block, 1 << 20)
+                    block = decompressor.unconsumed_tail
+                    if decompressor.eof and decompressor.unused_data:  # another gzip member
+                        block = decompressor.unused_data + block
+                        decompressor = zlib.decompressobj(wbits=31)
+    except zlib.error as exc:
+        return f"not a readable gzip file ({exc})"
+    if not decompressor.eof:
+        return "a truncated gzip file (it ends before its compressed data does)"
+    return None
+
+
+def _spark_skips(name: str) -> bool:
+    """Spark's file listing leaves out these names, at any depth of a folder (its
+    `shouldFilterOutPathName`): hidden (`.x`), underscored (`_x`, not a `k=v` partition folder)
+    and files still being copied (`x._COPYING_`). A folder input's listing leaves them out too."""
+    return (name.startswith("_") and "=" not in name) or name.startswith(".") or name.endswith("._COPYING_")
+
+
+def _folder_files(root: Path) -> tuple[tuple[Path, ...], tuple[str, ...]]:
+    """The files a folder input holds, in name order, and what was left out and why. The one
+    listing of a folder: its source hash covers exactly these files and the landing reads exactly
+    these (Spark is given their paths). A symbolic link is followed to the file or folder it
+    names, each real file and folder once (so a link loop ends, and two links to one file land it
+    once); a link to nothing is left out."""
+    files: list[Path] = []
+    left_out: list[str] = []
+    seen_folders = {os.path.realpath(root)}
+    seen_files: dict[str, Path] = {}
+
+    def walk(folder: Path) -> None:
+        for entry in sorted(folder.iterdir()):
+            name = str(entry.relative_to(root))
+            real = os.path.realpath(entry)
+            if _spark_skips(entry.name):
+                left_out.append(f"{name} (hidden, _-prefixed or ._COPYING_: Spark skips these)")
+            elif entry.is_dir():
+                if real in seen_folders:
+                    left_out.append(f"{name} (a link to a folder already read: a link loop or a second link)")
+                else:
+                    seen_folders.add(real)
+                    walk(entry)
+            elif entry.is_file():
+                if real in seen_files:
+                    left_out.append(f"{name} (a link to {seen_files[real]}, read once)")
+                else:
+                    seen_files[real] = entry.relative_to(root)
+                    files.append(entry)
+            else:
+                left_out.append(f"{name} (a link to nothing, or not a regular file)")
+
+    walk(root)
+    return tuple(files), tuple(left_out)
 
 
 @dataclass(frozen=True)
@@ -125,23 +228,40 @@ class _Checked:
     path: Path
     kind: str
     files: tuple[Path, ...] = ()
-    """A folder's files, which its source hash covers with their names; () for a file."""
+    """A folder's files (`_folder_files`), which its source hash covers with their names; () for a file."""
+    left_out: tuple[str, ...] = ()
+    """A folder's entries that `_folder_files` left out, with why."""
+
+    @property
+    def is_gzip(self) -> bool:
+        return self.kind == "text" and self.path.name.endswith(GZIP_SUFFIX)
 
     def source_hash(self) -> str:
         """The SHA-256 of the input: reads it whole."""
+        return self.hashed().source_hash
+
+    def hashed(self) -> LandingInput:
+        """The input with its SHA-256 (read whole), and for a plain text file its size and lines;
+        a .gz file that does not decompress is refused (alone)."""
         digest = hashlib.sha256()
-        if not self.files:
-            _hash_file(self.path, digest)
-        for file in self.files:
-            digest.update(str(file.relative_to(self.path)).encode())
-            _hash_file(file, digest)
-        return digest.hexdigest()
+        if self.files:
+            for file in self.files:
+                digest.update(str(file.relative_to(self.path)).encode())
+                _hash_file(file, digest)
+            return LandingInput(self.path, self.kind, digest.hexdigest(), files=self.files)
+        size, newlines, last = _hash_file(self.path, digest)
+        if self.is_gzip:
+            return LandingInput(self.path, self.kind, digest.hexdigest(), refused=_gzip_problem(self.path))
+        if self.kind != "text":
+            return LandingInput(self.path, self.kind, digest.hexdigest())
+        # Spark numbers a last line without a newline too
+        lines = newlines + (1 if last not in (b"", b"\n") else 0)
+        return LandingInput(self.path, self.kind, digest.hexdigest(), size=size, lines=lines)
 
 
 def classify(path_text: str, format_id: str) -> LandingInput:
     """Classify one PATH, or raise LandingError naming the problem."""
-    checked = _check_input(path_text, format_id)
-    return LandingInput(checked.path, checked.kind, checked.source_hash())
+    return _check_input(path_text, format_id).hashed()
 
 
 def _check_input(path_text: str, format_id: str) -> _Checked:
@@ -151,6 +271,8 @@ def _check_input(path_text: str, format_id: str) -> _Checked:
         raise LandingError(f"{path_text}: no such file or directory")
     if path.is_file():
         suffix = path.suffix.lower()
+        if path.name.endswith(GZIP_SUFFIX) and Path(path.stem).suffix.lower() in TEXT_SUFFIXES:
+            suffix = Path(path.stem).suffix.lower()  # x.jsonl.gz: read decompressed
         if suffix in TEXT_SUFFIXES:
             if format_id in BINARY_FORMAT_IDS:
                 raise LandingError(
@@ -164,13 +286,14 @@ def _check_input(path_text: str, format_id: str) -> _Checked:
         else:
             raise LandingError(
                 f"{path_text}: unsupported file type {suffix or '(none)'}; expected "
-                ".jsonl/.json/.txt/.ndjson (one message per line), .parquet (Kafka-shaped), "
-                "or a folder"
+                ".jsonl/.json/.txt/.ndjson (one message per line, or any of them gzipped: .jsonl.gz), "
+                ".parquet (Kafka-shaped), or a folder"
             )
         return _Checked(path, kind)
-    files = sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith((".", "_")))
+    files, left_out = _folder_files(path)
     if not files:
-        raise LandingError(f"{path_text}: the folder holds no files")
+        why = f" (left out: {_listed(left_out)})" if left_out else ""
+        raise LandingError(f"{path_text}: the folder holds no files to land{why}")
     parquet = [p for p in files if p.suffix.lower() in PARQUET_SUFFIXES]
     if parquet and len(parquet) != len(files):
         others = ", ".join(p.name for p in files if p not in parquet)[:200]
@@ -185,7 +308,13 @@ def _check_input(path_text: str, format_id: str) -> _Checked:
             f"{path_text}: a folder of one-message files is for binary formats "
             f"({', '.join(BINARY_FORMAT_IDS)} or auto), not {format_id}"
         )
-    return _Checked(path, "parquet" if parquet else "binary_folder", tuple(files))
+    return _Checked(path, "parquet" if parquet else "binary_folder", files, left_out)
+
+
+def _listed(names: Sequence[str], most: int = 5) -> str:
+    """Up to `most` names, and how many more."""
+    more = f" and {len(names) - most} more" if len(names) > most else ""
+    return "; ".join(names[:most]) + more
 
 
 class _Hashing:
@@ -202,7 +331,7 @@ class _Hashing:
 
     def _run(self) -> None:
         try:
-            self._result = [LandingInput(c.path, c.kind, c.source_hash()) for c in self._checked]
+            self._result = [c.hashed() for c in self._checked]
         except BaseException as exc:  # handed to result(), in the caller's thread
             self._error = exc
 
@@ -408,7 +537,7 @@ def _lines(spark: "SparkSession", path: Path) -> "DataFrame":
         .when(value.contains("\r"), F.regexp_replace(value, "\r$", ""))
         .otherwise(value)
     )
-    read = spark.read.option("lineSep", "\n").text(str(path))
+    read = spark.read.option("lineSep", "\n").text(_spark_path(path))
     lines = read.withColumn("_is_utf8", F.expr("is_valid_utf8(value)")).select(
         text.alias("message_text"),
         is_utf8,
@@ -513,9 +642,17 @@ def _explain_failures(
     return failures
 
 
-def _numbered_lines(spark: "SparkSession", path: Path, offsets: dict[int, int]) -> "DataFrame":
+def _spark_path(path: Path) -> str:
+    """A path for Spark's readers, which take `{}[]*?\\` as a glob: those characters escaped, so
+    that a file name holding them names that one file."""
+    return re.sub(r"([{}\[\]*?\\])", r"\\\1", str(path))
+
+
+def _numbered_lines(spark: "SparkSession", item: LandingInput, offsets: dict[int, int]) -> "DataFrame":
     """The messages of a text file (its lines that are not blank) with their 1-based line
-    numbers: a line's position in its partition plus `offsets` (lines before the partition)."""
+    numbers: a line's position in its partition plus `offsets` (lines before the partition).
+    Only lines after `item.skip_lines` (landed before the file grew) and, for a plain file, up to
+    `item.lines` (the file as hashed: lines appended while it lands are left to the next landing)."""
     from pyspark.sql import functions as F
 
     if offsets:
@@ -523,11 +660,11 @@ def _numbered_lines(spark: "SparkSession", path: Path, offsets: dict[int, int]) 
         offset = F.element_at(F.create_map(*pairs), F.col("_pid")).cast("long")
     else:  # an empty file: no line to number
         offset = F.lit(None).cast("long")
-    return (
-        _lines(spark, path)
-        .where(F.trim("message_text") != "")
-        .select("message_text", (offset + F.col("_rip") + 1).alias("message_index"))
-    )
+    index = offset + F.col("_rip") + 1
+    wanted = (F.trim("message_text") != "") & (index > F.lit(item.skip_lines))
+    if item.lines is not None:
+        wanted = wanted & (index <= F.lit(item.lines))
+    return _lines(spark, item.path).where(wanted).select("message_text", index.alias("message_index"))
 
 
 def _read_input(
@@ -542,7 +679,7 @@ def _read_input(
     if item.kind == "text":
         if offsets is None:
             raise ValueError(f"{item.path}: a text input is read with the line offsets of _scan_text_inputs")
-        df = _numbered_lines(spark, item.path, offsets)
+        df = _numbered_lines(spark, item, offsets)
         return df.select(
             null_str.alias("kafka_topic"),
             F.lit(None).cast("int").alias("kafka_partition"),
@@ -553,8 +690,12 @@ def _read_input(
             "message_text",
             F.lit(None).cast("binary").alias("message_bytes"),
         )
+    # a folder: the files of _folder_files, which its hash covers (basePath: the same partition
+    # columns as reading the folder)
+    paths = [_spark_path(f) for f in item.files] or [_spark_path(item.path)]
+    reader = spark.read.option("basePath", str(item.path)) if item.files else spark.read
     if item.kind == "binary_folder":
-        files = spark.read.format("binaryFile").load(str(item.path))
+        files = reader.format("binaryFile").load(paths)
         from pyspark.sql.window import Window
 
         return files.select(
@@ -567,7 +708,7 @@ def _read_input(
             null_str.alias("message_text"),
             F.col("content").alias("message_bytes"),
         )
-    df = spark.read.parquet(str(item.path))
+    df = reader.parquet(*paths)
     missing = {"value", "topic", "partition", "offset"} - set(df.columns)
     if missing:
         raise LandingError(
@@ -751,6 +892,8 @@ def write_landing(
     landing_id: str,
     inputs: Sequence[str],
     source_hashes: Sequence[str],
+    input_bytes: Sequence[int | None] | None = None,
+    input_lines: Sequence[int | None] | None = None,
     before_commit: Callable[[], None] | None = None,
     say: Callable[[str], None] = print,
     decode_bytes: bool = True,
@@ -767,6 +910,8 @@ def write_landing(
     from pyspark.sql import functions as F
 
     landing_seq = report.landing_seq
+    if "is_kafka_offset_reused" not in df.columns:
+        df = df.withColumn("is_kafka_offset_reused", F.lit(False))
     df = _with_parse_checks(_resolve_formats(df, format_id, decode_bytes=decode_bytes), failures)
     # message_text is UTF-8 here (text that is not has been moved to message_bytes), so its bytes
     # are what encode(message_text, 'UTF-8') gives, without decoding and encoding every message.
@@ -784,21 +929,24 @@ def write_landing(
         spark.sql(f"alter table {settings.raw_table} drop if exists partition (landing_seq={landing_seq})")
         raise
     counts = spark.sql(
-        f"select source_uri, message_format, count(*) from {settings.raw_table} "
+        f"select source_uri, message_format, count(*), count_if(is_kafka_offset_reused) from {settings.raw_table} "
         f"where landing_seq = {landing_seq} group by source_uri, message_format"
     ).collect()
-    for uri, fmt, count in counts:
+    for uri, fmt, count, reused in counts:
         report.landed[uri] = report.landed.get(uri, 0) + count
         report.by_format[fmt] = report.by_format.get(fmt, 0) + count
+        report.reused_offsets += reused
     say(f"landing {landing_seq}: {report.total} message(s) written; committing")
     if before_commit is not None:
         before_commit()
     landings_table = f"{settings.raw_schema}.landings"
     spark.createDataFrame(
         [(landing_seq, landing_id, format_id, list(inputs), list(source_hashes), report.total,
-          sorted(report.by_format))],
+          sorted(report.by_format), list(input_bytes or [None] * len(inputs)),
+          list(input_lines or [None] * len(inputs)))],
         "landing_seq long, landing_id string, declared_format string, inputs array<string>, "
-        "source_hashes array<string>, messages long, formats array<string>",
+        "source_hashes array<string>, messages long, formats array<string>, input_bytes array<long>, "
+        "input_lines array<long>",
     ).withColumn("landed_at", F.current_timestamp()).select(
         *spark.table(landings_table).columns
     ).coalesce(1).write.insertInto(landings_table)
@@ -822,7 +970,11 @@ def land(
             raise LandingError(str(exc)) from None
     if not paths:
         raise LandingError("no PATH given: name at least one file or folder to land")
-    hashing = _Hashing([_check_input(p, format_id) for p in paths])
+    checked = [_check_input(p, format_id) for p in paths]
+    hashing = _Hashing(checked)
+    for item in checked:
+        if item.left_out:
+            say(f"{item.path}: left out {len(item.left_out)} entr(ies): {_listed(item.left_out)}")
 
     from cdc_lake.spark import get_spark
 
@@ -833,17 +985,22 @@ def land(
     inputs = hashing.result()
 
     report = LandingReport()
-    landed_hashes = {
-        r[0]
-        for r in spark.sql(
-            f"select explode(source_hashes) from {settings.raw_schema}.landings"
-        ).collect()
-    }
+    landings = spark.sql(
+        f"select landing_seq, inputs, source_hashes, input_bytes, input_lines from {settings.raw_schema}.landings"
+    ).collect()
+    landed_hashes = {h for r in landings for h in r["source_hashes"]}
+    landed_text = _landed_text_files(landings)
     todo: list[LandingInput] = []
     for item in inputs:
         if item.source_hash in landed_hashes or any(t.source_hash == item.source_hash for t in todo):
             say(f"{item.path}: already landed, nothing added")
             report.skipped.append(str(item.path))
+            continue
+        if str(item.path) in landed_text and item.refused is None:
+            item = _grown_from(item, landed_text[str(item.path)], say)
+        if item.refused is not None:
+            say(f"{item.path}: not landed: {item.refused}")
+            report.refused[str(item.path)] = item.refused
         else:
             todo.append(item)
     if not todo:
@@ -861,39 +1018,37 @@ def land(
     if texts:
         scan = _scan_text_inputs(spark, texts, check=len(texts) == len(todo), say=say)
     frames = []
-    for item in todo:
+    for position, item in enumerate(todo):
         df = _read_input(spark, item, scan.offsets.get(item.source_hash)).withColumn(
             "source_uri", F.lit(str(item.path))
-        ).withColumn("source_hash", F.lit(item.source_hash))
+        ).withColumn("source_hash", F.lit(item.source_hash)).withColumn("_input", F.lit(position))
         frames.append(df)
     df = frames[0]
     for other in frames[1:]:
         df = df.unionByName(other)
-
-    # A Kafka record re-delivered in another dump (same topic/partition/offset) is landed once.
-    existing = spark.table(settings.raw_table).where(F.col("kafka_topic").isNotNull()).select(
-        "kafka_topic", "kafka_partition", "kafka_offset"
-    )
-    kafka_rows = df.where(F.col("kafka_topic").isNotNull()).dropDuplicates(
-        ["kafka_topic", "kafka_partition", "kafka_offset"]
-    )
-    kafka_rows = kafka_rows.join(existing, ["kafka_topic", "kafka_partition", "kafka_offset"], "left_anti")
-    df = df.where(F.col("kafka_topic").isNull()).unionByName(kafka_rows)
+    df = _without_redelivered_records(spark, settings, df, kafka=any(item.kind == "parquet" for item in todo))
 
     message_id = F.when(
         F.col("kafka_topic").isNotNull(),
         F.concat_ws("/", "kafka_topic", "kafka_partition", "kafka_offset"),
     ).otherwise(F.concat(F.substring("source_hash", 1, 16), F.lit(":"), F.col("message_index")))
+    # a record at a reused offset: its id names its content too (it is not the record landed first)
+    message_id = F.when(
+        F.col("is_kafka_offset_reused"),
+        F.concat(message_id, F.lit("#"), F.coalesce(F.substring("_content_hash", 1, 16), F.lit("null"))),
+    ).otherwise(message_id)
     say(f"landing {len(todo)} input(s) as landing {landing_seq} ({landing_id}), format {format_id}")
     write_landing(
         spark,
         settings,
-        df.withColumn("message_id", message_id),
+        df.withColumn("message_id", message_id).drop("_input", "_content_hash"),
         report,
         format_id=format_id,
         landing_id=landing_id,
         inputs=[str(i.path) for i in todo],
         source_hashes=[i.source_hash for i in todo],
+        input_bytes=[i.size for i in todo],
+        input_lines=[i.lines for i in todo],
         say=say,
         # bytes to decode come only from Kafka dumps and binary folders, in a binary format or auto
         decode_bytes=(format_id == AUTO or format_id in BINARY_FORMAT_IDS)
@@ -904,7 +1059,125 @@ def land(
         say(f"{item.path}: {report.landed.get(str(item.path), 0)} message(s) landed")
     formats = ", ".join(f"{k}={v}" for k, v in sorted(report.by_format.items()))
     say(f"landing {landing_seq} committed: {report.total} message(s) ({formats})")
+    if report.reused_offsets:
+        say(
+            f"landing {landing_seq}: {report.reused_offsets} Kafka record(s) at an offset already landed with "
+            "other content (a re-created topic?): landed as messages of their own (message_id "
+            "topic/partition/offset#hash), counted in cdc_landing_audit.reused_offset_messages"
+        )
     return report
+
+
+def _without_redelivered_records(
+    spark: "SparkSession", settings: Settings, df: "DataFrame", *, kafka: bool
+) -> "DataFrame":
+    """The rows of `df` less the Kafka records delivered before, each flagged
+    is_kafka_offset_reused (and given _content_hash, the SHA-256 of its value).
+
+    A Kafka record is re-delivered when its topic, partition and offset, and its bytes, were
+    landed before or come earlier in this landing: it is landed once. A record at an offset that
+    holds other bytes (a re-created topic numbers its records from 0 again) is another message:
+    it lands, with is_kafka_offset_reused. The first record landed at an offset is not flagged;
+    within one landing, the one of the first input (then the lowest hash) is the first. Without
+    `kafka` (no Kafka dump among the inputs) the landing table is not read."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.window import Window
+
+    others = df.where(F.col("kafka_topic").isNull()).withColumn(
+        "_content_hash", F.lit(None).cast("string")
+    ).withColumn("is_kafka_offset_reused", F.lit(False))
+    if not kafka:
+        return others
+    record = ["kafka_topic", "kafka_partition", "kafka_offset"]
+    # a Kafka value's bytes as read: what the landing table's message_hash hashes (write_landing)
+    records = df.where(F.col("kafka_topic").isNotNull()).withColumn(
+        "_content_hash", F.sha2(F.col("message_bytes"), 256)
+    )
+    landed = (
+        spark.table(settings.raw_table)
+        .where(F.col("kafka_topic").isNotNull())
+        .groupBy(*record)
+        .agg(F.collect_set(F.coalesce("message_hash", F.lit(""))).alias("_landed_hashes"))
+    )
+    records = records.join(landed, record, "left").where(
+        ~F.coalesce(F.array_contains("_landed_hashes", F.coalesce("_content_hash", F.lit(""))), F.lit(False))
+    )
+    # both windows partition as the join does: the new records are shuffled once
+    by_record = Window.partitionBy(*record)
+    by_content = by_record.orderBy("_content_hash", "_input", "message_index")
+    first_content = F.min(F.struct("_input", "_content_hash")).over(by_record)["_content_hash"]
+    repeated = F.lag("_content_hash").over(by_content).eqNullSafe(F.col("_content_hash")) & (
+        F.row_number().over(by_content) > 1
+    )
+    records = records.withColumn(
+        "is_kafka_offset_reused",
+        F.col("_landed_hashes").isNotNull() | ~first_content.eqNullSafe(F.col("_content_hash")),
+    ).withColumn("_repeated", repeated)
+    records = records.where(~F.col("_repeated")).drop("_landed_hashes", "_repeated")
+    return others.unionByName(records)
+
+
+def _landed_text_files(landings: Sequence["Row"]) -> dict[str, list[tuple[int, int, str, int]]]:
+    """Per path, each landing of it as a plain text file: (bytes, lines, source hash, landing_seq)."""
+    landed: dict[str, list[tuple[int, int, str, int]]] = {}
+    for row in landings:
+        sizes, lines = row["input_bytes"] or [], row["input_lines"] or []
+        for path, source_hash, size, count in zip(row["inputs"], row["source_hashes"], sizes, lines):
+            if size is not None and count is not None:
+                landed.setdefault(path, []).append((size, count, source_hash, row["landing_seq"]))
+    return landed
+
+
+def _prefix(path: Path, size: int) -> tuple[str, bytes, bytes]:
+    """The SHA-256 of a file's first `size` bytes, the last of them and the byte after them."""
+    digest = hashlib.sha256()
+    last = b""
+    with path.open("rb") as handle:
+        left = size
+        while left:
+            block = handle.read(min(left, 1 << 20))
+            if not block:
+                break
+            digest.update(block)
+            last = block[-1:]
+            left -= len(block)
+        return digest.hexdigest(), last, handle.read(1)
+
+
+def _grown_from(
+    item: LandingInput, landed: Sequence[tuple[int, int, str, int]], say: Callable[[str], None]
+) -> LandingInput:
+    """A plain text file landed before under this path, and changed since. If it starts with the
+    bytes a landing of it held (it was appended to), only its new lines land, numbered on from
+    there (`skip_lines`); if its last landed line had no newline and has been continued, it is
+    refused (that message was landed cut). A file whose start differs from every landing of it
+    (rewritten, or rotated under the same name) is a new input and lands whole."""
+    if item.size is None:  # a .gz file: not compared
+        say(f"{item.path}: changed since it was landed (a gzip file is not compared): landed whole as a new input")
+        return item
+    for size, lines, source_hash, landing_seq in sorted(landed, reverse=True):
+        if size == 0 or size > item.size:
+            continue
+        digest, last, following = _prefix(item.path, size)
+        if digest != source_hash:
+            continue
+        if last != b"\n" and following != b"\n":
+            return replace(
+                item,
+                refused=f"it grew since landing {landing_seq}, which landed its last line {lines} without "
+                "a newline, and that line has been continued since: land the file under a new name, or "
+                "append whole lines only",
+            )
+        say(
+            f"{item.path}: grew since landing {landing_seq} (its first {size} bytes, lines 1-{lines}, were "
+            f"landed then): landing the lines after {lines} only"
+        )
+        return replace(item, skip_lines=lines)
+    say(
+        f"{item.path}: changed since it was landed (its start differs from every landing of it): "
+        "landed whole as a new input"
+    )
+    return item
 
 
 def iter_paths(paths: Iterable[str]) -> list[str]:

@@ -45,9 +45,16 @@ def cli(tmp_path_factory):
         tmp / "good.jsonl",
         [{"data": [{"id": "1"}], "database": "d", "table": "t", "type": "INSERT", "pkNames": ["id"], "es": 1}],
     )
-    first = run(env, "land", "--format", "canal_json", str(good))
-    assert first.returncode == 0, first.stderr
+    # a broken .gz file is refused alone: the other input lands, and the exit status says so
+    broken = tmp / "broken.jsonl.gz"
+    broken.write_bytes(b"not gzip at all\n")
+    first = run(env, "land", "--format", "canal_json", str(good), str(broken))
+    assert first.returncode == 4, first.stderr
     assert "landing 1 committed: 1 message(s)" in first.stdout
+    assert first.stderr.splitlines()[-1] == (
+        f"cdc-lake land: {broken}: not landed: not a readable gzip file (Error -3 while decompressing data: "
+        "incorrect header check) (the other inputs were landed)"
+    )
     return tmp, env
 
 
@@ -69,6 +76,9 @@ def bad_inputs(tmp: Path) -> dict[str, tuple[list[str], str]]:
     (mixed / "notes.txt").write_text("hello\n")
     empty = tmp / "empty"
     empty.mkdir()
+    skipped_only = tmp / "skipped_only"
+    (skipped_only / "_temporary").mkdir(parents=True)
+    write_kafka_parquet(skipped_only / "_temporary" / "part-0.parquet", ['{"a": 1}'])
     text = write_jsonl(tmp / "messages.jsonl", ['{"a": 1}'])
     other = tmp / "data.csv"
     other.write_text("a,b\n")
@@ -114,7 +124,12 @@ def bad_inputs(tmp: Path) -> dict[str, tuple[list[str], str]]:
         ),
         "an empty folder": (
             ["land", "--format", "canal_json", str(empty)],
-            f"cdc-lake land: {empty}: the folder holds no files",
+            f"cdc-lake land: {empty}: the folder holds no files to land",
+        ),
+        "a folder of files Spark skips only": (
+            ["land", "--format", "canal_json", str(skipped_only)],
+            f"cdc-lake land: {skipped_only}: the folder holds no files to land (left out: _temporary "
+            "(hidden, _-prefixed or ._COPYING_: Spark skips these))",
         ),
         "a text file for a binary format": (
             ["land", "--format", "dts_avro", str(text)],
@@ -129,7 +144,7 @@ def bad_inputs(tmp: Path) -> dict[str, tuple[list[str], str]]:
         "an unsupported file type": (
             ["land", "--format", "canal_json", str(other)],
             f"cdc-lake land: {other}: unsupported file type .csv; expected .jsonl/.json/.txt/.ndjson "
-            "(one message per line), .parquet (Kafka-shaped), or a folder",
+            "(one message per line, or any of them gzipped: .jsonl.gz), .parquet (Kafka-shaped), or a folder",
         ),
         "no --format": (
             ["land", good],

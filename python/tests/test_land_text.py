@@ -214,8 +214,10 @@ def test_inputs_are_hashed_while_spark_starts(tmp_path):
     hashing = land_module._Hashing([land_module._check_input(str(p), "auto") for p in (file, folder)])
     folder_digest = hashlib.sha256(b"b.bin\x01\x02" + b"sub/a.bin\x03").hexdigest()
     assert hashing.result() == [
-        land_module.LandingInput(file, "text", hashlib.sha256(file.read_bytes()).hexdigest()),
-        land_module.LandingInput(folder, "binary_folder", folder_digest),
+        land_module.LandingInput(file, "text", hashlib.sha256(file.read_bytes()).hexdigest(), size=9000, lines=1000),
+        land_module.LandingInput(
+            folder, "binary_folder", folder_digest, files=(folder / "b.bin", folder / "sub" / "a.bin")
+        ),
     ]
     assert land_module.classify(str(file), "auto") == hashing.result()[0]
     gone = land_module._check_input(str(file), "auto")
@@ -246,3 +248,128 @@ def test_a_kafka_dump_whose_records_lack_an_id_is_refused(lake, tmp_path, column
     with pytest.raises(LandingError, match=rf"5 without a {column} of 5 record\(s\); every Kafka record needs"):
         lake.land([path], "canal_json")
     assert not lake.spark.catalog.tableExists(f"{lake.schema}_raw.raw_messages")
+
+
+def raw_rows(lake, columns: str = "source_uri, message_index, message_text") -> list[dict]:
+    return lake.rows(f"select {columns} from {{schema}}_raw.raw_messages order by landing_seq, message_index")
+
+
+def test_a_file_that_grew_lands_its_new_lines_only(lake, tmp_path):
+    """An append-only sink adds lines to a landed file: the next landing lands the lines after the
+    landed ones, numbered on (a file's lines landed once each); a file continued inside its last,
+    unterminated line is refused alone; a file whose landed start changed is a new input."""
+    lake.scenario("land_text_growing")
+    grows = tmp_path / "grows.jsonl"
+    grows.write_text('{"a": 1}\n{"a": 2}\n')
+    assert lake.land([grows], "canal_json").landed == {str(grows): 2}
+    with grows.open("a") as file:
+        file.write('\n{"a": 3}\n{"a": 4}')  # a blank line, and a last line without its newline
+    assert lake.land([grows], "canal_json").landed == {str(grows): 2}
+    with grows.open("a") as file:
+        file.write('\n{"a": 5}\n')  # the unterminated line ends: lines 6 on are new
+    assert lake.land([grows], "canal_json").landed == {str(grows): 1}
+    assert lake.land([grows], "canal_json").skipped == [str(grows)]
+    assert [(r["message_index"], r["message_text"]) for r in raw_rows(lake)] == [
+        (1, '{"a": 1}'), (2, '{"a": 2}'), (4, '{"a": 3}'), (5, '{"a": 4}'), (6, '{"a": 5}')
+    ]
+
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text('{"c": 1}\n{"c": ')
+    lake.land([cut], "canal_json")
+    cut.write_text('{"c": 1}\n{"c": 2}\n')
+    other = tmp_path / "other.jsonl"
+    other.write_text('{"b": 1}\n')
+    report = lake.land([cut, other], "canal_json")
+    assert report.landed == {str(other): 1}
+    assert report.refused[str(cut)].startswith(
+        "it grew since landing 4, which landed its last line 2 without a newline"
+    )
+
+    grows.write_text('{"a": 0}\n{"a": 2}\n{"a": 3}\n')  # rewritten: the landed start differs
+    said: list[str] = []
+    from cdc_lake.land import land
+
+    report = land([str(grows)], "canal_json", spark=lake.spark, say=said.append)
+    assert report.landed == {str(grows): 3}
+    assert (
+        f"{grows}: changed since it was landed (its start differs from every landing of it): "
+        "landed whole as a new input"
+    ) in said
+
+
+def test_a_gzipped_text_file_lands_and_a_broken_one_is_refused_alone(lake, tmp_path):
+    import gzip
+
+    lake.scenario("land_text_gzip")
+    lines = '{"a": 1}\n\n{"a": 2}\n'
+    packed = tmp_path / "m.jsonl.gz"
+    packed.write_bytes(gzip.compress(lines.encode()))
+    broken = tmp_path / "broken.ndjson.gz"
+    broken.write_bytes(gzip.compress(lines.encode() * 50)[:-30])
+    plain = tmp_path / "plain.jsonl"
+    plain.write_text(lines)
+    report = lake.land([packed, broken, plain], "canal_json")
+    assert report.landed == {str(packed): 2, str(plain): 2}
+    assert report.refused == {str(broken): "a truncated gzip file (it ends before its compressed data does)"}
+    assert [(r["message_index"], r["message_text"]) for r in raw_rows(lake) if r["source_uri"] == str(packed)] == [
+        (1, '{"a": 1}'), (3, '{"a": 2}')
+    ]
+
+
+def test_a_folder_is_listed_once_for_its_hash_and_its_landing(lake, tmp_path):
+    """The files Spark would skip (under _x/ or .x/, *._COPYING_) are neither hashed nor landed, and
+    the landing says so; links are followed to each real file or folder once, so a link loop ends."""
+    from pathlib import Path as P
+
+    folder = tmp_path / "dump"
+    (folder / "sub").mkdir(parents=True)
+    write_kafka_parquet(folder / "a.parquet", ['{"a": 1}', '{"a": 2}'], topic="t")
+    write_kafka_parquet(folder / "sub" / "b[1].parquet", ['{"b": 1}'], topic="u")
+    for hidden in ("_temporary/c.parquet", ".staging/c.parquet", "c.parquet._COPYING_"):
+        (folder / hidden).parent.mkdir(exist_ok=True)
+        write_kafka_parquet(folder / hidden, ['{"hidden": 1}'], topic="hidden")
+    (folder / "sub" / "loop").symlink_to(folder)
+    (folder / "again.parquet").symlink_to(folder / "a.parquet")
+    checked = land_module._check_input(str(folder), "canal_json")
+    assert checked.files == (folder / "a.parquet", folder / "sub" / "b[1].parquet")
+    assert [entry.split(" (")[0] for entry in checked.left_out] == [
+        ".staging", "_temporary", "again.parquet", "c.parquet._COPYING_", "sub/loop"
+    ]
+    digest = hashlib.sha256()
+    for name in ("a.parquet", "sub/b[1].parquet"):
+        digest.update(name.encode() + (folder / P(name)).read_bytes())
+    assert checked.source_hash() == digest.hexdigest()
+
+    lake.scenario("land_folder_listing")
+    said: list[str] = []
+    from cdc_lake.land import land
+
+    report = land([str(folder)], "canal_json", spark=lake.spark, say=said.append)
+    assert report.landed == {str(folder): 3}
+    assert sorted(r["kafka_topic"] for r in raw_rows(lake, "kafka_topic")) == ["t", "t", "u"]
+    assert any(line.startswith(f"{folder}: left out 5 entr(ies): .staging (hidden") for line in said)
+
+    binary = tmp_path / "binary"
+    binary.mkdir()
+    (binary / "m.bin").write_bytes(b"\x01\x02")
+    (binary / "loop").symlink_to(binary)
+    lake.scenario("land_folder_loop")
+    assert lake.land([binary], "canal_protobuf").landed == {str(binary): 1}
+
+
+def test_a_reused_kafka_offset_with_other_bytes_lands_flagged(lake, tmp_path):
+    """Two dumps of one topic in one landing, offset 0 with the same bytes (a re-delivery: once),
+    offset 1 with other bytes (a re-created topic: both land, the second flagged, its own id)."""
+    lake.scenario("land_kafka_reused_offset")
+    first = write_kafka_parquet(tmp_path / "first.parquet", ['{"a": 0}', '{"a": 1}'], topic="t")
+    second = write_kafka_parquet(tmp_path / "second.parquet", ['{"a": 0}', '{"b": 1}'], topic="t")
+    report = lake.land([first, second], "canal_json")
+    assert report.total == 3 and report.reused_offsets == 1
+    rows = raw_rows(lake, "message_id, kafka_offset, is_kafka_offset_reused, message_text")
+    reused_id = "t/0/1#" + hashlib.sha256(b'{"b": 1}').hexdigest()[:16]
+    assert sorted((r["message_id"], r["is_kafka_offset_reused"], r["message_text"]) for r in rows) == [
+        ("t/0/0", False, '{"a": 0}'), ("t/0/1", False, '{"a": 1}'), (reused_id, True, '{"b": 1}')
+    ]
+    # the same records in another dump (another file: keys added): re-deliveries, nothing lands
+    copy = write_kafka_parquet(tmp_path / "copy.parquet", ['{"a": 0}', '{"b": 1}'], topic="t", keys=["k", "k"])
+    assert lake.land([copy], "canal_json").total == 0

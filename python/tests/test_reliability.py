@@ -7,6 +7,7 @@ wrong format id are requeued as the right one and the lake is built again.
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 from pathlib import Path
 
@@ -90,6 +91,10 @@ def built(lake, tmp_path_factory):
     kafka = [json.dumps(canal("INSERT", "k", [{"id": str(i)}], es=20_000 + i, msg_id=i)) for i in range(3)]
     write_kafka_parquet(tmp / "k1.parquet", [*kafka[:2], NOT_UTF8], topic="k")
     write_kafka_parquet(tmp / "k2.parquet", [*kafka[:2], NOT_UTF8, kafka[2]], topic="k")
+    # the topic deleted and re-created: offsets 0 and 1 again, with other records (landed, flagged);
+    # offset 2 with the same bytes as before (a re-delivery: landed once)
+    recreated = [json.dumps(canal("INSERT", "k", [{"id": str(i)}], es=30_000 + i, msg_id=i)) for i in (10, 11)]
+    write_kafka_parquet(tmp / "k3.parquet", [*recreated, NOT_UTF8], topic="k")
     # --format auto: a message no detector claims
     write_jsonl(tmp / "unknown.jsonl", ['{"hello": "world"}'])
 
@@ -99,7 +104,7 @@ def built(lake, tmp_path_factory):
         lake.land([tmp / "good_again.jsonl"], "canal_json"),
         lake.land([tmp / "wrong.parquet"], "canal_json"),
         lake.land([tmp / "k1.parquet"], "canal_json"),
-        lake.land([tmp / "k2.parquet"], "canal_json"),
+        lake.land([tmp / "k2.parquet", tmp / "k3.parquet"], "canal_json"),
         lake.land([tmp / "unknown.jsonl"], "auto"),
     ]
     lake.build(*UNREAD_AND_TYPING)
@@ -110,6 +115,10 @@ def built(lake, tmp_path_factory):
         ),
         "history": lake.table("cdc_history", order_by="source_table, primary_key, version_number"),
         "audit": audit(lake),
+        "kafka_ids": lake.rows(
+            "select message_id, kafka_offset, is_kafka_offset_reused from {schema}_raw.raw_messages "
+            "where kafka_topic = 'k' order by kafka_offset, is_kafka_offset_reused"
+        ),
     }
     return lake, tmp, first
 
@@ -123,13 +132,14 @@ def audit(lake) -> dict[str, dict]:
         for r in lake.rows(
             "select landed_input, landed_messages, messages_with_changes, messages_with_ddl, control_messages, "
             "quarantined_messages, unaccounted_messages, outcome_change_messages, outcome_ddl_messages, "
-            "outcome_control_messages, requeued_messages, partly_quarantined_messages, duplicate_messages "
+            "outcome_control_messages, requeued_messages, partly_quarantined_messages, duplicate_messages, "
+            "reused_offset_messages "
             "from {schema}.cdc_landing_audit"
         )
     }
 
 
-def counts(landed, with_changes, quarantined, outcome_change, *, partly=0, duplicates=0, requeued=0) -> dict:
+def counts(landed, with_changes, quarantined, outcome_change, *, partly=0, duplicates=0, requeued=0, reused=0) -> dict:
     return {
         "landed_messages": landed,
         "messages_with_changes": with_changes,
@@ -143,14 +153,17 @@ def counts(landed, with_changes, quarantined, outcome_change, *, partly=0, dupli
         "requeued_messages": requeued,
         "partly_quarantined_messages": partly,
         "duplicate_messages": duplicates,
+        "reused_offset_messages": reused,
     }
 
 
 def test_landing_reports(built):
     _, tmp, first = built
     landed = [r.total for r in first["reports"]]
-    # good 5 + bad 7; re-landing: 0; good_again 2; wrong 2; k1 3; k2 only the new offset; unknown 1
-    assert landed == [12, 0, 2, 2, 3, 1, 1]
+    # good 5 + bad 7; re-landing: 0; good_again 2; wrong 2; k1 3; k2 only the new offset, k3 the two
+    # records at reused offsets; unknown 1
+    assert landed == [12, 0, 2, 2, 3, 3, 1]
+    assert first["reports"][5].reused_offsets == 2
     assert first["reports"][1].skipped == [str(tmp / "good.jsonl")]
 
 
@@ -219,7 +232,7 @@ def test_every_message_is_accounted_for(built):
         "bad.jsonl": counts(7, 1, 7, 0),
         "good_again.jsonl": counts(2, 2, 0, 2, duplicates=2),
         "wrong/0": counts(2, 0, 2, 0),
-        "k/0": counts(4, 3, 1, 3),
+        "k/0": counts(6, 5, 1, 5, reused=2),
         "unknown.jsonl": counts(1, 0, 1, 0),
     }
 
@@ -233,6 +246,8 @@ def test_no_duplicate_versions(built):
     assert history == [
         ("k", '{"id":"0"}', 1, "insert", {"id": "0"}, True, False),
         ("k", '{"id":"1"}', 1, "insert", {"id": "1"}, True, False),
+        ("k", '{"id":"10"}', 1, "insert", {"id": "10"}, True, False),
+        ("k", '{"id":"11"}', 1, "insert", {"id": "11"}, True, False),
         ("k", '{"id":"2"}', 1, "insert", {"id": "2"}, True, False),
         ("t", '{"id":"1"}', 1, "insert", {"id": "1", "v": "0.10"}, False, False),
         ("t", '{"id":"1"}', 2, "update", {"id": "1", "v": "2"}, True, False),
@@ -241,6 +256,24 @@ def test_no_duplicate_versions(built):
         ("t", '{"id":"3"}', 1, "insert", {"id": "3", "v": "y"}, True, False),
     ]
 
+
+
+def test_a_record_at_a_reused_offset_lands_with_an_id_of_its_own(built):
+    """A re-created topic numbers its records from 0 again: a record at a landed offset with other
+    bytes is landed (not dropped as a re-delivery), flagged, with its content hash in its id."""
+    _, _, first = built
+    values = {
+        i: hashlib.sha256(json.dumps(canal("INSERT", "k", [{"id": str(i)}], es=30_000 + i, msg_id=i)).encode())
+        for i in (10, 11)
+    }
+    assert first["kafka_ids"] == [
+        {"message_id": "k/0/0", "kafka_offset": 0, "is_kafka_offset_reused": False},
+        {"message_id": f"k/0/0#{values[10].hexdigest()[:16]}", "kafka_offset": 0, "is_kafka_offset_reused": True},
+        {"message_id": "k/0/1", "kafka_offset": 1, "is_kafka_offset_reused": False},
+        {"message_id": f"k/0/1#{values[11].hexdigest()[:16]}", "kafka_offset": 1, "is_kafka_offset_reused": True},
+        {"message_id": "k/0/2", "kafka_offset": 2, "is_kafka_offset_reused": False},
+        {"message_id": "k/0/3", "kafka_offset": 3, "is_kafka_offset_reused": False},
+    ]
 
 @pytest.fixture(scope="module")
 def requeued(built):
