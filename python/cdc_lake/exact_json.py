@@ -10,9 +10,10 @@ The regular expressions below are the macro's, character for character; test_exa
 that they equal the literals in the macro. Databricks runs them. They are not linear: at every
 `/*` after the text's last `*/`, and at every `"` of an unterminated string full of `\"`, the
 regular expression engine reads to the end of the text again: such a text of 1 MB takes minutes.
-Spark's staging models therefore run the JVM function `cdc_exact_json` (python/cdc_lake/jvm/, the
-same text in one linear scan per pass), and `explain` runs `normalize`, this module's port of that
-scanner (test_jvm_functions compares all three on the same texts).
+Spark (the staging models and the landing's check, `validity_check_sql`) therefore runs the JVM
+function `cdc_exact_json` (python/cdc_lake/jvm/, the same text in one linear scan per pass), and
+`explain` runs `normalize`, this module's port of that scanner (test_jvm_functions compares all
+three on the same texts).
 """
 
 from __future__ import annotations
@@ -21,6 +22,10 @@ import json
 import re
 from array import array
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 STRIP_PATTERN = r'("(?:[^"\\]++|\\.)*+")|,(?:\s++|//[^\n]*+|/\*(?s:.*?)\*/)*+([}\]])|//[^\n]*+|/\*(?s:.*?)\*/'
 """Pass 1: keep string literals ($1); drop a comma before } or ] (keep the bracket, $2), also
@@ -38,6 +43,10 @@ MAX_NESTING_DEPTH = 1000
 """Spark's JSON reader (Jackson) rejects documents nested deeper than this."""
 MAX_STRING_LENGTH = 20_000_000
 """... and strings longer than this (characters)."""
+
+FUNCTION = "cdc_exact_json"
+"""The name under which `create_function` registers the JVM function in a Spark session."""
+FUNCTION_CLASS = "io.cdclake.spark.ExactJson"
 
 _STRING_BODY = re.compile(r'(?:[^"\\]++|\\[^\n\r\x85\u2028\u2029])*+')
 """The inside of a string literal as Java reads `(?:[^"\\]++|\\.)*+`: its `.` matches no line terminator
@@ -69,16 +78,23 @@ def _parses_sql(text_sql: str, json_sql: str) -> str:
     return f"from_json({wrapped}, 'array<string>', {JSON_OPTIONS_SQL}) is not null"
 
 
-def validity_check_sql(text_sql: str) -> str:
+def create_function(spark: "SparkSession") -> None:
+    """Create the JVM function cdc_exact_json as a temporary function of `spark` (every session of
+    the project has its jar in spark.jars), for `validity_check_sql`."""
+    spark.sql(f"create or replace temporary function {FUNCTION} as '{FUNCTION_CLASS}'")
+
+
+def validity_check_sql(text_sql: str, *, jvm: bool = True) -> str:
     """Spark SQL that is true when `text_sql` is not null and does not parse as the staging
-    models parse it (after cdc_exact_json).
+    models parse it (after cdc_exact_json): with `jvm`, through the JVM function (linear; call
+    `create_function` first), else through the regular expressions (Databricks' way).
 
     Plain JSON parses unchanged and normalization keeps it valid (it only quotes numbers that
     follow `:`, `[` or `,`), so the regular expressions run only on the few messages that do not
     parse as they are (comments, trailing commas, numbers too long for Jackson, broken text):
     Spark's `and` does not evaluate its right side when the left is false.
     """
-    normalized = normalize_sql(text_sql)
+    normalized = f"{FUNCTION}({text_sql})" if jvm else normalize_sql(text_sql)
     return (
         f"({text_sql} is not null and not ({_parses_sql(text_sql, text_sql)}) "
         f"and not ({_parses_sql(text_sql, normalized)}))"

@@ -122,3 +122,13 @@ def test_normalize_corner_cases(text, normalized):
     never closes (to the end, or at a backslash before a line terminator) is ordinary text, read
     once. The JVM function and the regular expressions give the same (test_jvm_functions)."""
     assert exact_json.normalize(text)[0] == normalized
+
+
+def test_the_landing_check_runs_the_linear_jvm_function():
+    """The landing's check (validity_check_sql) repairs the text with the JVM function on Spark:
+    the regular expressions, quadratic on the texts above, are Databricks' way only
+    (test_jvm_functions checks that both checks agree)."""
+    check = exact_json.validity_check_sql("message_text")
+    assert f"{exact_json.FUNCTION}(message_text)" in check
+    assert "regexp_replace" not in check
+    assert exact_json.normalize_sql("message_text") in exact_json.validity_check_sql("message_text", jvm=False)

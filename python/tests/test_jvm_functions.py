@@ -79,6 +79,13 @@ def test_jvm_function_equals_the_regular_expressions(lake):
     jvm = spark.sql("select i, test_cdc_exact_json(text) as jvm from exact_json_corpus").collect()
     python = [(row.i, row.jvm, exact_json.normalize(texts[row.i])[0]) for row in jvm if texts[row.i] is not None]
     assert [difference for difference in python if difference[1] != difference[2]][:5] == []
+    # the landing's check through the JVM function finds the same messages as through the regexes
+    exact_json.create_function(spark)
+    jvm_check, regex_check = exact_json.validity_check_sql("text"), exact_json.validity_check_sql("text", jvm=False)
+    checks = spark.sql(
+        f"select count_if({jvm_check}), count_if(not ({jvm_check} <=> {regex_check})) from exact_json_corpus"
+    ).collect()[0]
+    assert checks[0] > 10_000 and checks[1] == 0, checks
     # and the corpus does exercise the rewrites
     changed = spark.sql(
         "select count_if(test_cdc_exact_json(text) != text) from exact_json_corpus"
