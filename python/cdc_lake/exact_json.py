@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import re
 from array import array
+from itertools import accumulate
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -54,9 +55,14 @@ _STRING_BODY = re.compile(r'(?:[^"\\]++|\\[^\n\r\x85\u2028\u2029])*+')
 _SPACES = re.compile(r"[ \t\n\x0b\f\r]*+")
 """Java's `\\s*+` (Python's `\\s` matches more)."""
 _NUMBER = re.compile(r"-?[0-9][0-9.eE+\-]*+")
-_STRIP_START = re.compile(r'[",]|//|/\*')
-_QUOTE_START = re.compile(r'[":\[,]')
+_STRIP_START = re.compile(r'"|,(?=[ \t\n\x0b\f\r]*+[}\]/])|//|/\*')
+"""Where pass 1 may change something: a string, a comma that white space and then a bracket or a
+comment follow, a comment (a search stops at these only, so plain text costs no Python step)."""
+_QUOTE_START = re.compile(r'"|[:\[,](?=[ \t\n\x0b\f\r]*+-?[0-9])')
+"""Where pass 2 may change something: a string, or a `:`, `[` or `,` before a number."""
 _STRING_LITERAL = re.compile(r'"(?:[^"\\]++|\\.)*+"')
+_NOT_BRACKETS = re.compile(r"[^\[\]{}]++")
+_BRACKET_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
 def _sql_string(value: str) -> str:
@@ -219,24 +225,9 @@ def normalize(text: str) -> tuple[str, Sequence[int]]:
 
 
 def _nesting_depth(text: str) -> int:
-    depth = deepest = 0
-    in_string = escaped = False
-    for char in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif char in "]}":
-            depth -= 1
-    return deepest
+    """How deeply the JSON `text` nests (json.loads read it: its strings are closed)."""
+    brackets = _NOT_BRACKETS.sub("", _STRING_LITERAL.sub("", text))
+    return max(accumulate(_BRACKET_STEP[char] for char in brackets), default=0)
 
 
 def explain(text: str | None) -> str | None:
@@ -262,7 +253,9 @@ def explain(text: str | None) -> str | None:
     depth = _nesting_depth(normalized)
     if depth > MAX_NESTING_DEPTH:
         return f"invalid JSON: nested {depth} levels deep (Spark reads at most {MAX_NESTING_DEPTH})"
-    longest = max((m.end() - m.start() - 2 for m in _STRING_LITERAL.finditer(normalized)), default=0)
+    longest = 0
+    if len(normalized) > MAX_STRING_LENGTH:  # no string is longer than the text
+        longest = max((m.end() - m.start() - 2 for m in _STRING_LITERAL.finditer(normalized)), default=0)
     if longest > MAX_STRING_LENGTH:
         return f"unreadable JSON: a value of {longest} characters (Spark reads at most {MAX_STRING_LENGTH})"
     return None

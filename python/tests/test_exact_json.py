@@ -132,3 +132,8 @@ def test_the_landing_check_runs_the_linear_jvm_function():
     assert f"{exact_json.FUNCTION}(message_text)" in check
     assert "regexp_replace" not in check
     assert exact_json.normalize_sql("message_text") in exact_json.validity_check_sql("message_text", jvm=False)
+
+
+def test_nesting_depth_skips_brackets_in_strings():
+    assert exact_json._nesting_depth('[{"a": "[[[{", "b": [1, {"c": "\\"]"}]}, []]') == 4
+    assert exact_json._nesting_depth('"no brackets"') == 0
