@@ -6,16 +6,27 @@ finds the messages that fail that parse with a cheap check in Spark (`validity_c
 for those few only, asks Python's json module (`explain`) for the position of the error, mapped
 back to the message's own text: "invalid JSON at offset 123: Expecting ',' delimiter".
 
-The regular expressions below are the macro's, character for character (Java and Python 3.11
-share this syntax, possessive quantifiers included); test_reliability checks that they equal the
-literals in the macro, so a change to one without the other fails the tests.
+The regular expressions below are the macro's, character for character; test_exact_json checks
+that they equal the literals in the macro. Databricks runs them. They are not linear: at every
+`/*` after the text's last `*/`, and at every `"` of an unterminated string full of `\"`, the
+regular expression engine reads to the end of the text again: such a text of 1 MB takes minutes.
+Spark (the staging models and the landing's check, `validity_check_sql`) therefore runs the JVM
+function `cdc_exact_json` (python/cdc_lake/jvm/, the same text in one linear scan per pass), and
+`explain` runs `normalize`, this module's port of that scanner (test_jvm_functions compares all
+three on the same texts).
 """
 
 from __future__ import annotations
 
 import json
 import re
+from array import array
+from itertools import accumulate
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 STRIP_PATTERN = r'("(?:[^"\\]++|\\.)*+")|,(?:\s++|//[^\n]*+|/\*(?s:.*?)\*/)*+([}\]])|//[^\n]*+|/\*(?s:.*?)\*/'
 """Pass 1: keep string literals ($1); drop a comma before } or ] (keep the bracket, $2), also
@@ -34,8 +45,24 @@ MAX_NESTING_DEPTH = 1000
 MAX_STRING_LENGTH = 20_000_000
 """... and strings longer than this (characters)."""
 
-_TEMPLATE_PART = re.compile(r"\$(\d)|([^$]+)")
+FUNCTION = "cdc_exact_json"
+"""The name under which `create_function` registers the JVM function in a Spark session."""
+FUNCTION_CLASS = "io.cdclake.spark.ExactJson"
+
+_STRING_BODY = re.compile(r'(?:[^"\\]++|\\[^\n\r\x85\u2028\u2029])*+')
+"""The inside of a string literal as Java reads `(?:[^"\\]++|\\.)*+`: its `.` matches no line terminator
+(Python's matches all but a newline)."""
+_SPACES = re.compile(r"[ \t\n\x0b\f\r]*+")
+"""Java's `\\s*+` (Python's `\\s` matches more)."""
+_NUMBER = re.compile(r"-?[0-9][0-9.eE+\-]*+")
+_STRIP_START = re.compile(r'"|,(?=[ \t\n\x0b\f\r]*+[}\]/])|//|/\*')
+"""Where pass 1 may change something: a string, a comma that white space and then a bracket or a
+comment follow, a comment (a search stops at these only, so plain text costs no Python step)."""
+_QUOTE_START = re.compile(r'"|[:\[,](?=[ \t\n\x0b\f\r]*+-?[0-9])')
+"""Where pass 2 may change something: a string, or a `:`, `[` or `,` before a number."""
 _STRING_LITERAL = re.compile(r'"(?:[^"\\]++|\\.)*+"')
+_NOT_BRACKETS = re.compile(r"[^\[\]{}]++")
+_BRACKET_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
 def _sql_string(value: str) -> str:
@@ -57,73 +84,150 @@ def _parses_sql(text_sql: str, json_sql: str) -> str:
     return f"from_json({wrapped}, 'array<string>', {JSON_OPTIONS_SQL}) is not null"
 
 
-def validity_check_sql(text_sql: str) -> str:
+def create_function(spark: "SparkSession") -> None:
+    """Create the JVM function cdc_exact_json as a temporary function of `spark` (every session of
+    the project has its jar in spark.jars), for `validity_check_sql`."""
+    spark.sql(f"create or replace temporary function {FUNCTION} as '{FUNCTION_CLASS}'")
+
+
+def validity_check_sql(text_sql: str, *, jvm: bool = True) -> str:
     """Spark SQL that is true when `text_sql` is not null and does not parse as the staging
-    models parse it (after cdc_exact_json).
+    models parse it (after cdc_exact_json): with `jvm`, through the JVM function (linear; call
+    `create_function` first), else through the regular expressions (Databricks' way).
 
     Plain JSON parses unchanged and normalization keeps it valid (it only quotes numbers that
     follow `:`, `[` or `,`), so the regular expressions run only on the few messages that do not
     parse as they are (comments, trailing commas, numbers too long for Jackson, broken text):
     Spark's `and` does not evaluate its right side when the left is false.
     """
+    normalized = f"{FUNCTION}({text_sql})" if jvm else normalize_sql(text_sql)
     return (
         f"({text_sql} is not null and not ({_parses_sql(text_sql, text_sql)}) "
-        f"and not ({_parses_sql(text_sql, normalize_sql(text_sql))}))"
+        f"and not ({_parses_sql(text_sql, normalized)}))"
     )
 
 
-def _substitute(pattern: str, template: str, text: str, origin: Sequence[int]) -> tuple[str, list[int]]:
-    """Java-style regexp_replace of `pattern` by `template` ($n = group n, unmatched = ""), also
-    returning, for each output character, the offset in the original text it comes from."""
-    parts = _TEMPLATE_PART.findall(template)
-    out: list[str] = []
-    out_origin: list[int] = []
-    position = 0
-    for match in re.finditer(pattern, text):
-        out.append(text[position : match.start()])
-        out_origin.extend(origin[position : match.start()])
-        for group, literal in parts:
-            if group:
-                index = int(group)
-                if match.group(index) is not None:
-                    out.append(match.group(index))
-                    out_origin.extend(origin[match.start(index) : match.end(index)])
+class _Text:
+    """One text and what its scan has learnt about it (ExactJson.Text in the JVM function): where
+    its last `*/` is, and which span an unterminated string covers (every `"` in it opens a string
+    that stops at the same place), so that no opening makes the scan read the rest again."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.last_close = text.rfind("*/")
+        self.failed = (-1, -1)
+        self.searched = 0
+        """How many characters the searches for the end of a string or a comment have read (the
+        tests check that it stays within a small multiple of the text's length)."""
+
+    def string_end(self, start: int) -> int:
+        """The offset after the string literal that opens at `start`, or -1 if it does not close."""
+        if self.failed[0] < start < self.failed[1]:
+            return -1
+        end = _STRING_BODY.match(self.text, start + 1).end()  # type: ignore[union-attr]
+        self.searched += end - start
+        if end < len(self.text) and self.text[end] == '"':
+            return end + 1
+        self.failed = (start, end)
+        return -1
+
+    def line_comment_end(self, start: int) -> int:
+        found = self.text.find("\n", start + 2)
+        end = len(self.text) if found < 0 else found
+        self.searched += end - start
+        return end
+
+    def block_comment_end(self, start: int) -> int:
+        """The offset after the `*/` that closes the comment opening at `start`, or -1."""
+        if self.last_close < start + 2:
+            return -1
+        end = self.text.find("*/", start + 2) + 2
+        self.searched += end - start
+        return end
+
+    def trailing_comma_bracket(self, comma: int) -> int:
+        """The offset of the } or ] that the comma at `comma` trails (with only white space and
+        comments between them), or -1."""
+        text, j = self.text, comma + 1
+        while j < len(text):
+            j = _SPACES.match(text, j).end()  # type: ignore[union-attr]
+            if text.startswith("//", j):
+                j = self.line_comment_end(j)
+            elif text.startswith("/*", j) and (end := self.block_comment_end(j)) > 0:
+                j = end
             else:
-                anchor = origin[match.start()] if match.start() < len(origin) else len(text)
-                out.append(literal)
-                out_origin.extend([anchor] * len(literal))
-        position = match.end()
-    out.append(text[position:])
-    out_origin.extend(origin[position:])
+                break
+        return j if j < len(text) and text[j] in "}]" else -1
+
+    def strip_end(self, start: int) -> int:
+        """For a `,`, `//` or `/*` at `start`: the offset after what pass 1 drops there, or -1."""
+        if self.text[start] == ",":
+            return self.trailing_comma_bracket(start)  # the bracket is kept
+        if self.text[start + 1] == "/":
+            return self.line_comment_end(start)
+        return self.block_comment_end(start)
+
+
+def _strip(text: str) -> list[tuple[int, int]]:
+    """Pass 1 (STRIP_PATTERN): the spans of `text` that are kept."""
+    scan = _Text(text)
+    kept = []
+    copied = i = 0
+    while (found := _STRIP_START.search(text, i)) is not None:
+        i = found.start()
+        end = scan.string_end(i) if text[i] == '"' else scan.strip_end(i)
+        if end > 0 and text[i] != '"':
+            kept.append((copied, i))
+            copied = end
+        i = end if end > 0 else i + 1
+    kept.append((copied, len(text)))
+    return kept
+
+
+def _quote(text: str, origin: array) -> tuple[str, array]:
+    """Pass 2 (QUOTE_PATTERN): `text` with its bare numbers quoted, and each character's origin
+    (an added quote has the origin of the `:`, `[` or `,` before the number)."""
+    scan = _Text(text)
+    out: list[str] = []
+    out_origin = array("q")
+    copied = i = 0
+    while (found := _QUOTE_START.search(text, i)) is not None:
+        i = found.start()
+        if text[i] == '"':
+            end = scan.string_end(i)
+            i = end if end > 0 else i + 1
+            continue
+        start = _SPACES.match(text, i + 1).end()  # type: ignore[union-attr]
+        number = _NUMBER.match(text, start)
+        if number is None:
+            i += 1
+            continue
+        anchor = array("q", [origin[i]])
+        out += [text[copied:start], '"', number.group(), '"']
+        out_origin += origin[copied:start] + anchor + origin[start : number.end()] + anchor
+        copied = i = number.end()
+    out.append(text[copied:])
+    out_origin += origin[copied:]
     return "".join(out), out_origin
 
 
-def normalize(text: str) -> tuple[str, list[int]]:
-    """cdc_exact_json in Python: the normalized text and each character's original offset."""
-    origin = list(range(len(text)))
-    stripped, origin = _substitute(STRIP_PATTERN, STRIP_REPLACEMENT, text, origin)
-    return _substitute(QUOTE_PATTERN, QUOTE_REPLACEMENT, stripped, origin)
+def normalize(text: str) -> tuple[str, Sequence[int]]:
+    """cdc_exact_json in Python: the normalized text and each character's original offset.
+
+    The same text as the JVM function gives, and as the regular expressions give as Java reads
+    them, in one linear scan per pass."""
+    spans = _strip(text)
+    identity = array("q", range(len(text)))
+    origin = array("q")
+    for start, end in spans:
+        origin += identity[start:end]
+    return _quote("".join(text[start:end] for start, end in spans), origin)
 
 
 def _nesting_depth(text: str) -> int:
-    depth = deepest = 0
-    in_string = escaped = False
-    for char in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif char in "]}":
-            depth -= 1
-    return deepest
+    """How deeply the JSON `text` nests (json.loads read it: its strings are closed)."""
+    brackets = _NOT_BRACKETS.sub("", _STRING_LITERAL.sub("", text))
+    return max(accumulate(_BRACKET_STEP[char] for char in brackets), default=0)
 
 
 def explain(text: str | None) -> str | None:
@@ -133,10 +237,7 @@ def explain(text: str | None) -> str | None:
     """
     if text is None:
         return None
-    try:
-        normalized, origin = normalize(text)
-    except RecursionError:  # pragma: no cover - Python's re does not recurse on these patterns
-        return "invalid JSON: the message is too deeply nested to read"
+    normalized, origin = normalize(text)
     wrapped = normalized if text.lstrip(" ").startswith("[") else "[" + normalized + "\n]"
     shift = 0 if wrapped is normalized else 1
     try:
@@ -152,7 +253,9 @@ def explain(text: str | None) -> str | None:
     depth = _nesting_depth(normalized)
     if depth > MAX_NESTING_DEPTH:
         return f"invalid JSON: nested {depth} levels deep (Spark reads at most {MAX_NESTING_DEPTH})"
-    longest = max((m.end() - m.start() - 2 for m in _STRING_LITERAL.finditer(normalized)), default=0)
+    longest = 0
+    if len(normalized) > MAX_STRING_LENGTH:  # no string is longer than the text
+        longest = max((m.end() - m.start() - 2 for m in _STRING_LITERAL.finditer(normalized)), default=0)
     if longest > MAX_STRING_LENGTH:
         return f"unreadable JSON: a value of {longest} characters (Spark reads at most {MAX_STRING_LENGTH})"
     return None

@@ -598,8 +598,9 @@ def _checked_lines(spark: "SparkSession", items: Sequence[LandingInput]) -> "Dat
     (not blank) that is not UTF-8 or not JSON as staging parses it."""
     from pyspark.sql import functions as F
 
-    from cdc_lake.exact_json import validity_check_sql
+    from cdc_lake.exact_json import create_function, validity_check_sql
 
+    create_function(spark)
     frames = [_lines(spark, item.path).withColumn("_input", F.lit(i)) for i, item in enumerate(items)]
     lines = frames[0]
     for other in frames[1:]:
@@ -820,7 +821,7 @@ def _checked_in_spark(df: "DataFrame") -> "DataFrame":
     from pyspark.sql import functions as F
     from pyspark.sql.functions import pandas_udf
 
-    from cdc_lake.exact_json import validity_check_sql
+    from cdc_lake.exact_json import create_function, validity_check_sql
 
     import pandas as pd
 
@@ -832,6 +833,7 @@ def _checked_in_spark(df: "DataFrame") -> "DataFrame":
     explain_udf = pandas_udf(explain_batch, "string").asNondeterministic()  # type: ignore[call-overload]
     bad_utf8 = F.col("message_text").isNotNull() & ~F.expr("is_valid_utf8(message_text)")
     df = _undecodable(df.withColumn("_bad_utf8", bad_utf8))
+    create_function(df.sparkSession)
     df = df.withColumn("_bad_json", F.expr(validity_check_sql("message_text")))
     return df.withColumn(
         "_why",

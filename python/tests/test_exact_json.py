@@ -67,3 +67,73 @@ def test_explain_utf8():
         "not valid UTF-8 text at byte offset 7 (bytes c3 28 22 7d): invalid continuation byte"
     )
     assert exact_json.explain_utf8('{"a": "é"}'.encode()) is None
+
+
+PATHOLOGICAL = {
+    # what made the regular expressions (and the scanners before them) read the rest of the text
+    # again at every opening: issue 27's "a 120 kB line took about 2 minutes to land"
+    "comments opened after the last */": lambda n: '{"a": 1, /* x */ ' + "/* " * (n // 3) + "}",
+    "commas before comments that never close": lambda n: '{"a": [' + "1, /* " * (n // 6) + "]}",
+    "an unterminated string full of escaped quotes": lambda n: '{"a": "' + '\\"' * (n // 2),
+    "escaped quotes up to a backslash before a newline": lambda n: '["' + '\\" ,1 /* ' * (n // 9) + "\\\n]",
+    "line comments after a comma, never a bracket": lambda n: "[1" + ", // c\n" * (n // 7) + "2]",
+}
+
+
+class _CountingText(exact_json._Text):
+    made: list[exact_json._Text] = []
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        _CountingText.made.append(self)
+
+
+@pytest.mark.parametrize("name", sorted(PATHOLOGICAL))
+def test_normalize_reads_each_character_a_bounded_number_of_times(monkeypatch, name):
+    """Linearity without a clock: the searches for the end of a string or comment read at most
+    3 characters per character of the text, at 20 kB as at 80 kB. Before issue 27, every `/*`
+    after the last `*/` and every `\\"` of an unterminated string searched to the end again: the
+    80 kB texts then read about 10^9 characters."""
+    monkeypatch.setattr(exact_json, "_Text", _CountingText)
+    for size in (20_000, 80_000):
+        _CountingText.made = []
+        text = PATHOLOGICAL[name](size)
+        exact_json.explain(text)
+        searched = sum(scan.searched for scan in _CountingText.made)
+        assert len(_CountingText.made) == 2  # one per pass
+        assert searched <= 3 * len(text), (size, searched)
+
+
+@pytest.mark.parametrize(
+    ("text", "normalized"),
+    [
+        ('{"a": 1 /* never closed', '{"a": "1" /* never closed'),
+        ('{"a": 1, /* never closed }', '{"a": "1", /* never closed }'),
+        ('{"a": "/* in a string */", "b": 2}', '{"a": "/* in a string */", "b": "2"}'),
+        ('{"a": 1 */ , "b": 2}', '{"a": "1" */ , "b": "2"}'),
+        ('{"a": /* /* nested */ 1 */ }', '{"a":  "1" */ }'),
+        ('{"a": "x\\"y, 1 /* c */ ,2', '{"a": "x\\"y, "1"  ,"2"'),
+        ('["\\" ,1 /* c */ ,2 \\\n]', '["\\" ,"1"  ,"2" \\\n]'),
+    ],
+)
+def test_normalize_corner_cases(text, normalized):
+    """Unterminated comments stay as they are (the message stays invalid), nothing inside a string
+    is touched, `*/` without an opening is text, a comment ends at its first `*/`; a string that
+    never closes (to the end, or at a backslash before a line terminator) is ordinary text, read
+    once. The JVM function and the regular expressions give the same (test_jvm_functions)."""
+    assert exact_json.normalize(text)[0] == normalized
+
+
+def test_the_landing_check_runs_the_linear_jvm_function():
+    """The landing's check (validity_check_sql) repairs the text with the JVM function on Spark:
+    the regular expressions, quadratic on the texts above, are Databricks' way only
+    (test_jvm_functions checks that both checks agree)."""
+    check = exact_json.validity_check_sql("message_text")
+    assert f"{exact_json.FUNCTION}(message_text)" in check
+    assert "regexp_replace" not in check
+    assert exact_json.normalize_sql("message_text") in exact_json.validity_check_sql("message_text", jvm=False)
+
+
+def test_nesting_depth_skips_brackets_in_strings():
+    assert exact_json._nesting_depth('[{"a": "[[[{", "b": [1, {"c": "\\"]"}]}, []]') == 4
+    assert exact_json._nesting_depth('"no brackets"') == 0

@@ -10,6 +10,7 @@ import random
 from pathlib import Path
 
 import pytest
+from test_exact_json import PATHOLOGICAL
 
 from cdc_lake import exact_json
 from cdc_lake.formats import (
@@ -47,11 +48,23 @@ def _fixture_texts() -> list[str]:
     return texts
 
 
+def _corner_texts() -> list[str]:
+    """Issue 27's corner cases: texts that made a scan read the rest again at every opening
+    (test_exact_json's PATHOLOGICAL, 3 kB each: the regular expressions are quadratic on them),
+    unterminated comments, `/*` in strings, `*/` without an opening, nested openings."""
+    texts = [make(3_000) for make in PATHOLOGICAL.values()]
+    pieces = ['/* ', "*/", '"/*"', '"*/"', '"\\"', ", ", "1", "]", "}", "//", "\n", '"', "\\\n", "/", "*"]
+    rng = random.Random(20261126)
+    texts += ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 60))) for _ in range(3_000)]
+    return texts
+
+
 @pytest.mark.slow
 def test_jvm_function_equals_the_regular_expressions(lake):
+    """... and exact_json.normalize (what `explain` reads) gives the same text too."""
     spark = lake.spark
     spark.sql("create or replace temporary function test_cdc_exact_json as 'io.cdclake.spark.ExactJson'")
-    texts = _fixture_texts() + _random_texts(30_000) + [None, ""]
+    texts = _fixture_texts() + _random_texts(30_000) + _corner_texts() + [None, ""]
     assert len(texts) > 30_000
     frame = spark.createDataFrame([(i, t) for i, t in enumerate(texts)], "i int, text string")
     frame.createOrReplaceTempView("exact_json_corpus")
@@ -63,6 +76,16 @@ def test_jvm_function_equals_the_regular_expressions(lake):
         """
     ).collect()
     assert [(row.i, row.text, row.jvm, row.regex) for row in differences[:5]] == []
+    jvm = spark.sql("select i, test_cdc_exact_json(text) as jvm from exact_json_corpus").collect()
+    python = [(row.i, row.jvm, exact_json.normalize(texts[row.i])[0]) for row in jvm if texts[row.i] is not None]
+    assert [difference for difference in python if difference[1] != difference[2]][:5] == []
+    # the landing's check through the JVM function finds the same messages as through the regexes
+    exact_json.create_function(spark)
+    jvm_check, regex_check = exact_json.validity_check_sql("text"), exact_json.validity_check_sql("text", jvm=False)
+    checks = spark.sql(
+        f"select count_if({jvm_check}), count_if(not ({jvm_check} <=> {regex_check})) from exact_json_corpus"
+    ).collect()[0]
+    assert checks[0] > 10_000 and checks[1] == 0, checks
     # and the corpus does exercise the rewrites
     changed = spark.sql(
         "select count_if(test_cdc_exact_json(text) != text) from exact_json_corpus"

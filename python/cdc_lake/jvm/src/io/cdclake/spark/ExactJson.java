@@ -29,6 +29,12 @@ import org.apache.hadoop.hive.serde2.objectinspector.primitive.StringObjectInspe
  * </pre>
  * Every rule below mirrors one part of them, including what happens when a part does not match
  * (an unterminated string or comment is then ordinary text).
+ *
+ * <p>Linear where the regular expressions are not: they search again at every opening that does
+ * not close, so a text with many {@code /*} after its last {@code *}{@code /}, or an unterminated
+ * string holding many {@code \"}, costs the square of its length. Here a {@link Text} remembers
+ * where the last {@code *}{@code /} is and which span an unterminated string covers (every
+ * {@code "} inside that span opens a string that ends unterminated at the same place).
  */
 @Description(
     name = "cdc_exact_json",
@@ -71,6 +77,7 @@ public final class ExactJson extends GenericUDF {
 
   /** Pass 1: drop comments and trailing commas, keep string literals. */
   public static String strip(String s) {
+    Text text = new Text(s);
     int n = s.length();
     StringBuilder out = null; // allocated at the first change
     int copied = 0; // s[copied, i) is still to be appended to out
@@ -78,10 +85,10 @@ public final class ExactJson extends GenericUDF {
     while (i < n) {
       char c = s.charAt(i);
       if (c == '"') {
-        int end = stringEnd(s, i);
+        int end = text.stringEnd(i);
         i = end > 0 ? end : i + 1;
       } else if (c == ',') {
-        int bracket = trailingCommaBracket(s, i);
+        int bracket = text.trailingCommaBracket(i);
         if (bracket > 0) {
           out = flush(out, s, copied, i);
           copied = bracket; // the comma and what follows it up to the bracket are dropped
@@ -94,7 +101,7 @@ public final class ExactJson extends GenericUDF {
         i = lineCommentEnd(s, i);
         copied = i;
       } else if (c == '/' && i + 1 < n && s.charAt(i + 1) == '*') {
-        int end = blockCommentEnd(s, i);
+        int end = text.blockCommentEnd(i);
         if (end > 0) {
           out = flush(out, s, copied, i);
           i = end;
@@ -115,6 +122,7 @@ public final class ExactJson extends GenericUDF {
 
   /** Pass 2: quote the bare numbers after {@code :}, {@code [} or {@code ,}. */
   public static String quoteNumbers(String s) {
+    Text text = new Text(s);
     int n = s.length();
     StringBuilder out = null;
     int copied = 0;
@@ -122,7 +130,7 @@ public final class ExactJson extends GenericUDF {
     while (i < n) {
       char c = s.charAt(i);
       if (c == '"') {
-        int end = stringEnd(s, i);
+        int end = text.stringEnd(i);
         i = end > 0 ? end : i + 1;
       } else if (c == ':' || c == '[' || c == ',') {
         int start = i + 1;
@@ -162,68 +170,99 @@ public final class ExactJson extends GenericUDF {
     return out.append(s, from, to);
   }
 
-  /**
-   * The index after the string literal that opens at {@code start}, or -1 when it does not close:
-   * {@code "(?:[^"\\]++|\\.)*+"}, where {@code .} is any character but a line terminator.
-   */
-  static int stringEnd(String s, int start) {
-    int n = s.length();
-    int j = start + 1;
-    while (j < n) {
-      char c = s.charAt(j);
-      if (c == '"') {
-        return j + 1;
-      }
-      if (c == '\\') {
-        if (j + 1 < n && !isLineTerminator(s.charAt(j + 1))) {
-          j += 2;
-        } else {
-          return -1;
-        }
-      } else {
-        j++;
-      }
-    }
-    return -1;
-  }
+  /** One text and what its scan has learnt about it, so that no opening reads the rest again. */
+  static final class Text {
+    private final String s;
+    private final int n;
+    /** The index of the last {@code *}{@code /}, -1 when there is none; -2 until looked up. */
+    private int lastClose = -2;
+    /** Every {@code "} in (failedFrom, failedTo) opens a string that does not close. */
+    private int failedFrom = -1;
+    private int failedTo = -1;
 
-  /**
-   * For a comma at {@code comma}: the index of the {@code }} or {@code ]} it trails, with only
-   * whitespace and comments between them, or -1:
-   * {@code ,(?:\s++|//[^\n]*+|/\*(?s:.*?)\*&#47;)*+([}\]])}.
-   */
-  static int trailingCommaBracket(String s, int comma) {
-    int n = s.length();
-    int j = comma + 1;
-    while (j < n) {
-      char c = s.charAt(j);
-      if (isSpace(c)) {
-        j++;
-      } else if (c == '/' && j + 1 < n && s.charAt(j + 1) == '/') {
-        j = lineCommentEnd(s, j);
-      } else if (c == '/' && j + 1 < n && s.charAt(j + 1) == '*') {
-        int end = blockCommentEnd(s, j);
-        if (end < 0) {
+    Text(String s) {
+      this.s = s;
+      this.n = s.length();
+    }
+
+    /**
+     * The index after the string literal that opens at {@code start}, or -1 when it does not
+     * close: {@code "(?:[^"\\]++|\\.)*+"}, where {@code .} is any character but a line
+     * terminator. A string that does not close stops at some {@code f} (the end, or a backslash
+     * before a line terminator or at the end); every {@code "} between {@code start} and {@code f}
+     * is the second character of an escape, so a string opening there reads the same characters
+     * from the next one on, in step, and stops at {@code f} too: remembered, not read again.
+     */
+    int stringEnd(int start) {
+      if (start > failedFrom && start < failedTo) {
+        return -1;
+      }
+      int j = start + 1;
+      while (j < n) {
+        char c = s.charAt(j);
+        if (c == '"') {
+          return j + 1;
+        }
+        if (c == '\\') {
+          if (j + 1 < n && !isLineTerminator(s.charAt(j + 1))) {
+            j += 2;
+          } else {
+            break;
+          }
+        } else {
+          j++;
+        }
+      }
+      failedFrom = start;
+      failedTo = j;
+      return -1;
+    }
+
+    /**
+     * For a comma at {@code comma}: the index of the {@code }} or {@code ]} it trails, with only
+     * whitespace and comments between them, or -1:
+     * {@code ,(?:\s++|//[^\n]*+|/\*(?s:.*?)\*&#47;)*+([}\]])}.
+     */
+    int trailingCommaBracket(int comma) {
+      int j = comma + 1;
+      while (j < n) {
+        char c = s.charAt(j);
+        if (isSpace(c)) {
+          j++;
+        } else if (c == '/' && j + 1 < n && s.charAt(j + 1) == '/') {
+          j = lineCommentEnd(s, j);
+        } else if (c == '/' && j + 1 < n && s.charAt(j + 1) == '*') {
+          int end = blockCommentEnd(j);
+          if (end < 0) {
+            break;
+          }
+          j = end;
+        } else {
           break;
         }
-        j = end;
-      } else {
-        break;
       }
+      return j < n && (s.charAt(j) == '}' || s.charAt(j) == ']') ? j : -1;
     }
-    return j < n && (s.charAt(j) == '}' || s.charAt(j) == ']') ? j : -1;
+
+    /**
+     * {@code /\*(?s:.*?)\*&#47;}: the index after the first closing {@code *}{@code /}, or -1.
+     * An opening after the last closing fails at once instead of reading to the end again.
+     */
+    int blockCommentEnd(int start) {
+      if (lastClose == -2) {
+        lastClose = s.lastIndexOf("*/");
+      }
+      if (lastClose < start + 2) {
+        return -1;
+      }
+      return s.indexOf("*/", start + 2) + 2;
+    }
   }
 
   /** {@code //[^\n]*+}: the index of the newline that ends the comment (kept), or the end. */
   static int lineCommentEnd(String s, int start) {
     int end = s.indexOf('\n', start + 2);
     return end < 0 ? s.length() : end;
-  }
-
-  /** {@code /\*(?s:.*?)\*&#47;}: the index after the first closing {@code *}{@code /}, or -1. */
-  static int blockCommentEnd(String s, int start) {
-    int end = s.indexOf("*/", start + 2);
-    return end < 0 ? -1 : end + 2;
   }
 
   /** Java's {@code \s}: space, tab, newline, vertical tab, form feed, carriage return. */
