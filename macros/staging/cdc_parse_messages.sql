@@ -1,11 +1,15 @@
-{% macro cdc_parse_messages(source_relation, landings_relation, format_id, message_schema) %}
+{% macro cdc_parse_messages(source_relation, landings_relation, format_id, message_schema, map_fields=[]) %}
     {#-
         The committed landed messages of one format, parsed: one row per JSON object in the message
         (a message may be one object or an array of objects). Columns: the landing provenance,
         element_index, `message` (a struct of `message_schema`, every leaf a string holding the exact
         text), and parse_state: ok, tombstone (null value), undecodable (binary decoder failed, or
-        text not UTF-8), invalid_json, not_an_object. parse_error is landing's reason for
-        invalid_json ("invalid JSON at offset N: ..."), null when the JSON itself is valid.
+        text not UTF-8), invalid_json, not_an_object, invalid_key. parse_error is landing's reason
+        for invalid_json ("invalid JSON at offset N: ..."), null when the JSON itself is valid.
+        `map_fields` names every map of `message_schema` (a path below `message`, `[]` at the end
+        for an array of maps, '' for the message itself); a JSON object that repeats a key there
+        makes the element invalid_key, with key_problem saying which key and where (`duplicate
+        key "w" in data[0]`), and its `message` null, so no model builds a map from it.
     -#}
     with landed as (
         select *
@@ -33,32 +37,77 @@
             *,
             from_json(exact_json, 'array<{{ message_schema }}>', {{ cdc_json_options() }}) as message_array
         from normalized
+    ),
+
+    elements as (
+        select
+            parsed.message_id,
+            parsed.landing_seq,
+            parsed.message_index,
+            parsed.landed_at,
+            parsed.source_uri,
+            parsed.kafka_topic,
+            parsed.kafka_partition,
+            parsed.kafka_offset,
+            parsed.kafka_key,
+            parsed.raw_message,
+            parsed.decode_error,
+            parsed.parse_error,
+            parsed.message_text,
+            parsed.message_array,
+            exploded.element_index,
+            exploded.message
+        from parsed
+        lateral view outer posexplode(parsed.message_array) exploded as element_index, message
+    ),
+
+    key_checked as (
+        select
+            *,
+            {% if map_fields | length == 0 -%}
+            cast(null as string) as key_problem
+            {%- else -%}
+            coalesce(
+                {%- for field in map_fields %}
+                {%- set path = ('message.' ~ field).rstrip('.').replace('[]', '') %}
+                {%- set location = field.replace('[]', '') or 'the message' %}
+                {%- if field.endswith('[]') %}
+                {{ cdc_map_array_key_problem(path, location) }}
+                {%- else %}
+                {{ cdc_map_key_problem(path, "'" ~ location ~ "'") }}
+                {%- endif %}
+                {{- "," if not loop.last }}
+                {%- endfor %}
+            ) as key_problem
+            {%- endif %}
+        from elements
     )
 
     select
-        parsed.message_id,
-        parsed.landing_seq,
-        parsed.message_index,
-        parsed.landed_at,
-        parsed.source_uri,
-        parsed.kafka_topic,
-        parsed.kafka_partition,
-        parsed.kafka_offset,
-        parsed.kafka_key,
-        parsed.raw_message,
-        parsed.decode_error,
-        parsed.parse_error,
-        exploded.element_index,
-        exploded.message,
+        message_id,
+        landing_seq,
+        message_index,
+        landed_at,
+        source_uri,
+        kafka_topic,
+        kafka_partition,
+        kafka_offset,
+        kafka_key,
+        raw_message,
+        decode_error,
+        parse_error,
+        key_problem,
+        element_index,
+        if(key_problem is null, key_checked.message, null) as message,
         case
-            when parsed.decode_error is not null then 'undecodable'
-            when parsed.message_text is null then 'tombstone'
-            when parsed.message_array is null then 'invalid_json'
-            when exploded.message is null then 'not_an_object'
+            when decode_error is not null then 'undecodable'
+            when message_text is null then 'tombstone'
+            when message_array is null then 'invalid_json'
+            when key_checked.message is null then 'not_an_object'
+            when key_problem is not null then 'invalid_key'
             else 'ok'
         end as parse_state
-    from parsed
-    lateral view outer posexplode(parsed.message_array) exploded as element_index, message
+    from key_checked
 {% endmacro %}
 
 
@@ -72,6 +121,7 @@
             'type mismatch: the message is JSON but not an object or a list of objects of {{ format_id }}'
         )
         when 'not_an_object' then 'not a {{ format_id }} message: the JSON is not an object'
+        when 'invalid_key' then key_problem
     end
 {% endmacro %}
 

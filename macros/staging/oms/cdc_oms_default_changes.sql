@@ -33,7 +33,8 @@
             source_relation,
             landings_relation,
             format_id,
-            message_schema | replace('\n', ' ')
+            message_schema | replace('\n', ' '),
+            map_fields=['prevStruct', 'postStruct']
         ) }}
     ),
 
@@ -93,7 +94,9 @@
                     then post_image
             end as after,
             case when size(primary_key_names) > 0 then primary_key_names end as key_columns,
+            {{ cdc_map_key_problem('light_types', "'__light_type'") }} as light_types_problem,
             case
+                when {{ cdc_map_key_problem('light_types', "'__light_type'") }} is not null then null
                 when size(light_types) > 0
                     then transform_values(light_types, (column_name, light_type) -> light_type.schemaType)
             end as column_types,
@@ -140,6 +143,7 @@
                 when message_kind = 'quarantine'
                     then {{ cdc_parse_failure_reason('parse_state', format_id) }}
                 when message_kind = 'change' and source_table is null then 'missing table name'
+                when light_types_problem is not null then light_types_problem
                 when message_kind = 'change' and event_type = 'DELETE' and before is null
                     then 'OMS DELETE message without prevStruct'
                 when message_kind = 'change' and event_type != 'DELETE' and after is null

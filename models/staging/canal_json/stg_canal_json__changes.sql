@@ -30,7 +30,8 @@ messages as (
         source('canal_json', 'raw_messages'),
         source('cdc_landing', 'landings'),
         'canal_json',
-        message_schema | replace('\n', ' ')
+        message_schema | replace('\n', ' '),
+        map_fields=['data[]', 'old[]', 'mysqlType', 'sqlType']
     ) }}
 ),
 

@@ -19,7 +19,8 @@ messages as (
         source('ckafka_format_one', 'raw_messages'),
         source('cdc_landing', 'landings'),
         'ckafka_format_one',
-        'map<string, string>'
+        'map<string, string>',
+        map_fields=['']
     ) }}
 ),
 
@@ -50,6 +51,16 @@ classified as (
             {{ cdc_exact_json("message['OLD_VALUES']") }}, 'map<string, string>', {{ cdc_json_options() }}
         ) as old_values
     from messages
+),
+
+values_checked as (
+    select
+        *,
+        coalesce(
+            {{ cdc_map_key_problem('new_values', "'NEW_VALUES'") }},
+            {{ cdc_map_key_problem('old_values', "'OLD_VALUES'") }}
+        ) as values_problem
+    from classified
 ),
 
 shaped as (
@@ -98,11 +109,12 @@ shaped as (
             when message_kind = 'quarantine'
                 then concat('unknown CKafka format one TYPE: ', coalesce(message['TYPE'], '(missing)'))
             when message_kind = 'change' and nullif(message['TABLE'], '') is null then 'missing table name'
+            when message_kind = 'change' and values_problem is not null then values_problem
             when op = 'insert' and new_values is null then 'CKafka insert without NEW_VALUES (a JSON object)'
             when op = 'update' and new_values is null then 'CKafka update without NEW_VALUES (a JSON object)'
             when op = 'delete' and old_values is null then 'CKafka delete without OLD_VALUES (a JSON object)'
         end as quarantine_reason
-    from classified
+    from values_checked
 ),
 
 unified as (

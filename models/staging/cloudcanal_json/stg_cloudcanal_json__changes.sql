@@ -37,7 +37,8 @@ messages as (
         source('cloudcanal_json', 'raw_messages'),
         source('cdc_landing', 'landings'),
         'cloudcanal_json',
-        message_schema | replace('\n', ' ')
+        message_schema | replace('\n', ' '),
+        map_fields=['before[]', 'data[]', 'dbValType', 'jdbcType']
     ) }}
 ),
 

@@ -30,7 +30,11 @@ messages as (
         source('debezium_json', 'raw_messages'),
         source('cdc_landing', 'landings'),
         'debezium_json',
-        message_schema
+        message_schema,
+        map_fields=[
+            'payload.before', 'payload.after', 'payload.source', 'payload.transaction',
+            'before', 'after', 'source', 'transaction'
+        ]
     ) }}
 ),
 
@@ -90,6 +94,24 @@ classified as (
     from envelopes
 ),
 
+schema_checked as (
+    {#- column_types is a map built from `schema` or tableChanges: a field or column without a
+        name, or a name twice, would fail the build there, so the message is quarantined. -#}
+    select
+        *,
+        coalesce(
+            {{ cdc_key_problem(
+                'transform(value_fields, value_field -> value_field.field)',
+                "'schema: the field names of after (or before)'"
+            ) }},
+            case when message_kind = 'ddl' then {{ cdc_key_problem(
+                'transform(try_element_at(table_changes, 1).table.columns, table_column -> table_column.name)',
+                "'tableChanges[0].table.columns: the column names'"
+            ) }} end
+        ) as schema_problem
+    from classified
+),
+
 shaped as (
     select
         *,
@@ -132,6 +154,7 @@ shaped as (
             parameters, e.g. org.apache.kafka.connect.data.Decimal(precision=10,scale=2)), else the
             Connect type (int32, int64, string, bytes, ...). DDL events give tableChanges' columns. -#}
         case
+            when schema_problem is not null then null
             when size(value_fields) > 0
                 then map_from_entries(transform(
                     value_fields,
@@ -175,13 +198,14 @@ shaped as (
                 ))
         end as column_types,
         case
+            when schema_problem is not null then null
             when message_kind = 'ddl' and size(try_element_at(table_changes, 1).table.columns) > 0
                 then map_from_entries(transform(
                     try_element_at(table_changes, 1).table.columns,
                     table_column -> struct(table_column.name, table_column.jdbcType)
                 ))
         end as column_jdbc_types
-    from classified
+    from schema_checked
 ),
 
 unified as (
@@ -193,6 +217,7 @@ unified as (
         try_cast(env_source['row'] as int) as row_index,
         'debezium_json' as source_format,
         case
+            when schema_problem is not null then 'quarantine'
             when message_kind = 'change' and source_table is null then 'quarantine'
             else message_kind
         end as event_kind,
@@ -229,6 +254,7 @@ unified as (
             when message_kind = 'quarantine' and parse_state = 'ok'
                 then concat('unknown Debezium op: ', coalesce(env_op, '(missing)'))
             when message_kind = 'quarantine' then {{ cdc_parse_failure_reason('parse_state', 'debezium_json') }}
+            when schema_problem is not null then schema_problem
             when message_kind = 'change' and source_table is null then 'missing table name'
         end as quarantine_reason,
         raw_message,

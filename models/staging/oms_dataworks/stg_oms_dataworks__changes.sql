@@ -31,7 +31,8 @@ messages as (
         source('oms_dataworks', 'raw_messages'),
         source('cdc_landing', 'landings'),
         'oms_dataworks',
-        message_schema | replace('\n', ' ')
+        message_schema | replace('\n', ' '),
+        map_fields=['payload.before.data', 'payload.after.data']
     ) }}
 ),
 

@@ -23,7 +23,8 @@ messages as (
         source('oms_shareplex', 'raw_messages'),
         source('cdc_landing', 'landings'),
         'oms_shareplex',
-        message_schema | replace('\n', ' ')
+        message_schema | replace('\n', ' '),
+        map_fields=['data', 'key']
     ) }}
 ),
 
