@@ -85,26 +85,78 @@
 {% endmacro %}
 
 
-{% macro cdc_typed_columns_select(columns, image, types) %}
-    {#- One typed, named column per entry of `columns`, read from `image` with per-row `types`. -#}
+{% macro cdc_typed_columns_select(columns, image, types, names=none) %}
+    {#-
+        One typed, named column per entry of `columns`, read from `image` with per-row `types`,
+        named `names` (default: cdc_typed_column_names of the columns' names).
+    -#}
+    {%- set names = names if names is not none else cdc_typed_column_names(columns | map(attribute='name') | list, []).columns -%}
     {%- for column in columns %}
     {{ cdc_typed_value(
         cdc_column_text(image, column),
         column.spark_type,
         'coalesce(' ~ cdc_column_text(types, column) ~ ', ' ~ cdc_sql_string(column.source_type) ~ ')',
         column.get('source_types')
-    ) }} as {{ cdc_sql_identifier(column.name) }},
+    ) }} as {{ cdc_sql_identifier(names[loop.index0]) }},
     {%- endfor %}
 {% endmacro %}
 
 
-{% macro cdc_meta_column_name(name, columns) %}
-    {#- A bookkeeping column's name, prefixed with _cdc_ when the source table has a column of that name. -#}
+{% macro cdc_typed_column_names(source_names, meta_names) %}
+    {#-
+        The column names of a typed model: {'columns': [a name per source column, in order],
+        'meta': {bookkeeping name: its name}}, all different (case-insensitively). A source column
+        keeps its name unless the name is empty or holds a character Parquet (Spark 3), Delta or
+        Hive reject (space , ; { } ( ) newline tab carriage return =): each such character becomes
+        _, an empty name becomes _cdc_unnamed. A bookkeeping column whose name a source column has
+        is prefixed _cdc_. A name already taken gets _2, _3, ... cdc_columns keeps the source names.
+    -#}
+    {%- set unsafe = ' ,;{}()\n\t\r=' -%}
     {%- set taken = [] -%}
-    {%- for column in columns -%}
-        {%- do taken.append(column.name | lower) -%}
+    {%- set wanted = [] -%}
+    {%- for name in source_names -%}
+        {%- set name = name | string if name is not none else '' -%}
+        {%- set ns = namespace(safe=name) -%}
+        {%- for character in unsafe -%}
+            {%- set ns.safe = ns.safe | replace(character, '_') -%}
+        {%- endfor -%}
+        {%- do wanted.append(ns.safe if ns.safe != '' else '_cdc_unnamed') -%}
+        {%- if ns.safe == name and name != '' and (name | lower) not in taken -%}
+            {%- do taken.append(name | lower) -%}
+        {%- endif -%}
     {%- endfor -%}
-    {{- ('_cdc_' ~ name) if name in taken else name -}}
+    {%- set kept = taken | list -%}
+    {%- set meta = {} -%}
+    {%- for name in meta_names -%}
+        {%- set free = cdc_free_column_name(('_cdc_' ~ name) if name in kept else name, taken) -%}
+        {%- do meta.update({name: free}) -%}
+        {%- do taken.append(free | lower) -%}
+    {%- endfor -%}
+    {%- set columns = [] -%}
+    {%- for name in source_names -%}
+        {%- set name = name | string if name is not none else '' -%}
+        {%- if wanted[loop.index0] == name and (name | lower) in kept and (name | lower) not in columns | map('lower') | list -%}
+            {%- do columns.append(name) -%}
+        {%- else -%}
+            {%- set free = cdc_free_column_name(wanted[loop.index0], taken) -%}
+            {%- do columns.append(free) -%}
+            {%- do taken.append(free | lower) -%}
+        {%- endif -%}
+    {%- endfor -%}
+    {{ return({'columns': columns, 'meta': meta}) }}
+{% endmacro %}
+
+
+{% macro cdc_free_column_name(name, taken) %}
+    {#- `name`, or `name`_2, _3, ... : the first whose lowercase is not in `taken`. -#}
+    {%- if (name | lower) not in taken -%}
+        {{ return(name) }}
+    {%- endif -%}
+    {%- for suffix in range(2, taken | length + 3) -%}
+        {%- if ((name ~ '_' ~ suffix) | lower) not in taken -%}
+            {{ return(name ~ '_' ~ suffix) }}
+        {%- endif -%}
+    {%- endfor -%}
 {% endmacro %}
 
 
@@ -117,6 +169,10 @@
         An analyst's model is one line: {{ "{{" }} cdc_typed_history('shop', 'products') {{ "}}" }}.
     -#}
     {%- set columns = cdc_typed_columns(database, table) %}
+    {%- set names = cdc_typed_column_names(
+        columns | map(attribute='name') | list,
+        ['primary_key', 'version_number', 'op', 'valid_from', 'valid_to', 'is_current', 'is_deleted']
+    ) %}
 -- depends_on: {{ ref('cdc_columns') }}
 with
 
@@ -147,14 +203,14 @@ versions as (
 )
 
 select
-    primary_key as {{ cdc_meta_column_name('primary_key', columns) }},
-    {{- cdc_typed_columns_select(columns, 'row', 'column_types') }}
-    version_number as {{ cdc_meta_column_name('version_number', columns) }},
-    op as {{ cdc_meta_column_name('op', columns) }},
-    valid_from as {{ cdc_meta_column_name('valid_from', columns) }},
-    valid_to as {{ cdc_meta_column_name('valid_to', columns) }},
-    is_current as {{ cdc_meta_column_name('is_current', columns) }},
-    is_deleted as {{ cdc_meta_column_name('is_deleted', columns) }}
+    primary_key as {{ cdc_sql_identifier(names.meta.primary_key) }},
+    {{- cdc_typed_columns_select(columns, 'row', 'column_types', names.columns) }}
+    version_number as {{ cdc_sql_identifier(names.meta.version_number) }},
+    op as {{ cdc_sql_identifier(names.meta.op) }},
+    valid_from as {{ cdc_sql_identifier(names.meta.valid_from) }},
+    valid_to as {{ cdc_sql_identifier(names.meta.valid_to) }},
+    is_current as {{ cdc_sql_identifier(names.meta.is_current) }},
+    is_deleted as {{ cdc_sql_identifier(names.meta.is_deleted) }}
 from versions
 {% endmacro %}
 
@@ -169,6 +225,9 @@ from versions
         An analyst's model is one line: {{ "{{" }} cdc_typed_current('shop', 'products') {{ "}}" }}.
     -#}
     {%- set columns = cdc_typed_columns(database, table) | selectattr('is_current') | list %}
+    {%- set names = cdc_typed_column_names(
+        columns | map(attribute='name') | list, ['primary_key', 'last_changed_ts', 'last_op']
+    ) %}
 -- depends_on: {{ ref('cdc_columns') }}
 with
 
@@ -295,9 +354,9 @@ rows_with_types as (
 )
 
 select
-    primary_key as {{ cdc_meta_column_name('primary_key', columns) }},
-    {{- cdc_typed_columns_select(columns, 'row', 'column_types') }}
-    valid_from as {{ cdc_meta_column_name('last_changed_ts', columns) }},
-    op as {{ cdc_meta_column_name('last_op', columns) }}
+    primary_key as {{ cdc_sql_identifier(names.meta.primary_key) }},
+    {{- cdc_typed_columns_select(columns, 'row', 'column_types', names.columns) }}
+    valid_from as {{ cdc_sql_identifier(names.meta.last_changed_ts) }},
+    op as {{ cdc_sql_identifier(names.meta.last_op) }}
 from rows_with_types
 {% endmacro %}

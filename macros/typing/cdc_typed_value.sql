@@ -208,7 +208,7 @@
         `source_types`, when given, lists every source type the values can have (cdc_columns):
         without a Kafka Connect / Debezium type among them, their branches are left out.
     -#}
-    {%- set target = spark_type | lower | replace(' ', '') -%}
+    {%- set target = cdc_checked_spark_type(spark_type) -%}
     {%- set connect_types = [] -%}
     {%- for hinted_type in (source_types or []) if hinted_type is string -%}
         {%- if (hinted_type | lower | trim).startswith('org.apache.kafka.connect.')
@@ -323,7 +323,7 @@
         the full conversion for the values this leaves, so this must never be true for a value
         that does not convert.
     -#}
-    {%- set target = spark_type | lower | replace(' ', '') -%}
+    {%- set target = cdc_checked_spark_type(spark_type) -%}
     {%- set text = 'cast(' ~ value_text ~ ' as string)' -%}
     {%- set lowered_type = 'lower(trim(cast(' ~ source_type ~ ' as string)))' -%}
     {%- set is_plain_type -%}
@@ -405,4 +405,25 @@
         when {{ left_type }} in ('date', 'timestamp') and {{ right_type }} in ('date', 'timestamp') then 'timestamp'
         else 'string'
     end
+{% endmacro %}
+
+
+{% macro cdc_checked_spark_type(spark_type) %}
+    {#-
+        A Spark type text from cdc_columns.spark_type, lowercased without spaces, checked to be one
+        cdc_spark_type_for makes (string, boolean, int, bigint, float, double, date, timestamp,
+        binary, decimal(p,s)) before it is compiled into SQL; any other text is a compiler error.
+    -#}
+    {%- set target = spark_type | string | lower | replace(' ', '') -%}
+    {%- set digits = target[8:-1].split(',') if target.startswith('decimal(') and target.endswith(')') else [] -%}
+    {%- if target in ('string', 'boolean', 'int', 'integer', 'bigint', 'smallint', 'tinyint', 'float', 'double',
+        'date', 'timestamp', 'binary')
+        or (digits | length == 2 and digits[0].isdigit() and digits[1].isdigit()
+            and digits[0] | length <= 2 and digits[1] | length <= 2) -%}
+        {{ return(target) }}
+    {%- endif -%}
+    {{ exceptions.raise_compiler_error(
+        'cdc_columns.spark_type ' ~ (spark_type | string | tojson) ~ ' is not a Spark type cdc-lake makes; '
+        ~ 'rebuild cdc_columns (dbt build --select cdc_columns) and report it if it stays'
+    ) }}
 {% endmacro %}

@@ -119,7 +119,7 @@ plain_checks as (
         {% if spark_types -%}
         case spark_type
             {%- for spark_type in spark_types %}
-            when '{{ spark_type }}'
+            when {{ cdc_sql_string(spark_type) }}
                 then {{ cdc_surely_converts('value_text', spark_type, 'value_source_type') }}
             {%- endfor %}
             else true
@@ -145,7 +145,7 @@ checked_values as (
         {% if spark_types -%}
         case spark_type
             {%- for spark_type in spark_types %}
-            when '{{ spark_type }}'
+            when {{ cdc_sql_string(spark_type) }}
                 then {{ cdc_typed_value('value_text', spark_type, 'value_source_type') }} is null
             {%- endfor %}
             else false

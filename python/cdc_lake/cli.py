@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import NoReturn
 
 from cdc_lake.formats import AUTO, FORMAT_IDS
@@ -64,7 +65,7 @@ def _cmd_requeue(args: argparse.Namespace) -> int:
 def _cmd_serve(args: argparse.Namespace) -> int:
     from cdc_lake.serve import serve
 
-    return serve(args.port)
+    return serve(args.port, host=args.host, password_file=args.password_file)
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -131,8 +132,23 @@ def build_parser() -> argparse.ArgumentParser:
     serve_parser = sub.add_parser(
         "serve",
         help="run a Spark Thrift Server on 127.0.0.1 over the lake (for dbt's thrift target) until Ctrl-C",
+        description="Run a Spark Thrift Server over the lake until Ctrl-C or SIGTERM. Without a password any "
+        "local user can connect; with one (--password-file, CDC_LAKE_SERVE_PASSWORD_FILE or "
+        "CDC_LAKE_SERVE_PASSWORD) every connection must give it.",
     )
     serve_parser.add_argument("--port", type=int, default=10000, help="port to listen on (default 10000)")
+    serve_parser.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1); any other than loopback needs a password",
+    )
+    serve_parser.add_argument(
+        "--password-file",
+        type=Path,
+        metavar="FILE",
+        help="require the password on the first line of FILE (keep it chmod 600); "
+        "else CDC_LAKE_SERVE_PASSWORD_FILE or CDC_LAKE_SERVE_PASSWORD, if set",
+    )
     serve_parser.set_defaults(func=_cmd_serve)
 
     demo_parser = sub.add_parser("demo", help="land the shipped sample data, run dbt build and print a summary")

@@ -8,11 +8,12 @@ per metastore):
    missing, a small stream of each written here);
 2. `dbt build` on the embedded `local` target builds cdc_current and cdc_history (and what they
    read) in schema `thrift_test_embedded`;
-3. `cdc-lake serve --port <free port>` starts the Spark Thrift Server over the same lake;
-4. `dbt build --target thrift` builds schema `thrift_test_served` through it (every model, seed
-   and data test runs on the server);
+3. `cdc-lake serve --port <free port> --password-file F` starts the Spark Thrift Server over the
+   same lake, requiring the (non-ASCII) password in F;
+4. `dbt build --target thrift` builds schema `thrift_test_served` through it with that password
+   (every model, seed and data test runs on the server);
 5. both schemas' `cdc_current` and `cdc_history` are read through the server with PyHive and must
-   be equal, row for row;
+   be equal, row for row; a wrong or no password is refused;
 6. SIGTERM stops the server cleanly (exit code 0) and frees the port and the metastore.
 """
 
@@ -39,6 +40,7 @@ VENV_BIN = Path(sys.executable).parent
 EMBEDDED_SCHEMA = "thrift_test_embedded"
 SERVED_SCHEMA = "thrift_test_served"
 RAW_SCHEMA = "thrift_test_raw"
+PASSWORD = "thrift test pässwörd"
 
 
 def _free_port() -> int:
@@ -121,7 +123,9 @@ class Served:
         self.startup = startup
         from pyhive import hive
 
-        self.connection = hive.connect(host="127.0.0.1", port=port, username="cdc_lake")
+        self.connection = hive.connect(
+            host="127.0.0.1", port=port, username="cdc_lake", auth="CUSTOM", password=PASSWORD
+        )
 
     def rows(self, sql: str) -> list[tuple[Any, ...]]:
         cursor = self.connection.cursor()
@@ -159,8 +163,11 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     )
 
     port = _free_port()
+    password_file = root / "serve-password"
+    password_file.write_text(PASSWORD + "\n", encoding="utf-8")
+    password_file.chmod(0o600)
     process = subprocess.Popen(
-        [str(VENV_BIN / "cdc-lake"), "serve", "--port", str(port)],
+        [str(VENV_BIN / "cdc-lake"), "serve", "--port", str(port), "--password-file", str(password_file)],
         cwd=PROJECT_DIR,
         env=env,
         stdin=subprocess.DEVNULL,
@@ -170,7 +177,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     )
     try:
         startup = _wait_for_line(process, f"listening on 127.0.0.1:{port}", timeout=300)
-        served_env = {**env, "CDC_LAKE_SCHEMA": SERVED_SCHEMA, "CDC_LAKE_THRIFT_PORT": str(port)}
+        served_env = {**env, "CDC_LAKE_SCHEMA": SERVED_SCHEMA, "CDC_LAKE_THRIFT_PORT": str(port),
+                      "DBT_ENV_SECRET_CDC_LAKE_THRIFT_PASSWORD": PASSWORD}
         # Every model, seed and data test, through the server. Unit tests check model logic on fixed
         # inputs whatever the target; the embedded suite runs them.
         _dbt(["build", "--target", "thrift", "--exclude", "resource_type:unit_test"], served_env, root / "dbt-thrift")
@@ -204,6 +212,16 @@ def _history(served: Served, schema: str) -> list[tuple[Any, ...]]:
 
 def test_serve_prints_where_it_listens(served: Served) -> None:
     assert served.startup[-1].startswith(f"listening on 127.0.0.1:{served.port}")
+
+
+def test_server_refuses_a_wrong_or_no_password(served: Served) -> None:
+    from pyhive import hive
+    from thrift.transport.TTransport import TTransportException
+
+    for credentials in ({"auth": "CUSTOM", "password": PASSWORD[:-1]}, {"auth": "CUSTOM", "password": "x"}, {}):
+        with pytest.raises(TTransportException, match="Error validating the login"):
+            hive.connect(host="127.0.0.1", port=served.port, username="cdc_lake", **credentials)
+    assert served.rows("select 1") == [(1,)]  # the right password still works
 
 
 def test_thrift_build_equals_embedded_build(served: Served) -> None:

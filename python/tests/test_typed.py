@@ -55,6 +55,29 @@ EVOLVE_SQL_TYPES_3 = {**EVOLVE_SQL_TYPES_2, "qty": -5}
 EVOLVE_TYPES_4 = {k: v for k, v in EVOLVE_TYPES_3.items() if k != "name"}
 EVOLVE_SQL_TYPES_4 = {k: v for k, v in EVOLVE_SQL_TYPES_3.items() if k != "name"}
 
+# A table whose column names are hostile: SQL syntax, quotes, a newline, empty, non-ASCII, very
+# long, characters Parquet/Delta/Hive reject, and names its typed model must rename or prefix
+# (name in the source -> name in the typed model).
+HOSTILE_COLUMNS = {
+    "id": "id",
+    "x` , current_user() as `pwned": "x`___current_user___as_`pwned",
+    "it's": "it's",
+    'say "hi"': 'say_"hi"',
+    "two\nlines": "two_lines",
+    "back\\slash": "back\\slash",
+    "": "_cdc_unnamed",
+    "é表": "é表",
+    "n" * 300: "n" * 300,
+    "unit price": "unit_price_2",  # unit_price is the name of another source column
+    "unit_price": "unit_price",
+    "a,b;c{d}(e)=f\tg\r": "a_b_c_d__e__f_g_",
+    "primary_key": "primary_key",  # the bookkeeping primary_key becomes _cdc_primary_key_2
+    "_cdc_primary_key": "_cdc_primary_key",
+}
+HOSTILE_TABLE = "hostile 'tab`le\\"  # its name goes into the typed models' SQL as a string literal
+HOSTILE_TABLE_IN_SQL = HOSTILE_TABLE.replace("\\", "\\\\").replace("'", "\\'")
+HOSTILE_TYPES = {name: "int(11)" if name in ("id", "unit price") else "varchar(64)" for name in HOSTILE_COLUMNS}
+
 CANAL_STREAM = [
     canal("QUERY", "", sql="CREATE DATABASE `typed`", is_ddl=True, es=1_700_000_000_000),
     # schema evolution: CREATE, INSERT, ADD COLUMN, INSERT, MODIFY (widen), UPDATE, DROP COLUMN, UPDATE
@@ -104,6 +127,16 @@ CANAL_STREAM = [
     canal("TRUNCATE", "trunc", is_ddl=True, es=1_700_000_002_000, sql="TRUNCATE TABLE `trunc`"),
     canal("INSERT", "trunc", es=1_700_000_003_000, mysql_type={"id": "int"}, data=[{"id": "3"}]),
     canal("CINDEX", "trunc", is_ddl=True, es=1_700_000_004_000, sql="CREATE INDEX idx_id ON `trunc` (`id`)"),
+    # hostile column names (HOSTILE_COLUMNS): values are the column's index, 10 + index after the update
+    canal(
+        "INSERT", HOSTILE_TABLE, es=1_700_000_001_000, mysql_type=HOSTILE_TYPES,
+        data=[{name: str(i) if i else "1" for i, name in enumerate(HOSTILE_COLUMNS)}],
+    ),
+    canal(
+        "UPDATE", HOSTILE_TABLE, es=1_700_000_002_000, mysql_type=HOSTILE_TYPES,
+        data=[{name: str(10 + i) if i else "1" for i, name in enumerate(HOSTILE_COLUMNS)}],
+        old=[{name: str(i) for i, name in enumerate(HOSTILE_COLUMNS) if i}],
+    ),
     canal("QUERY", "", is_ddl=True, es=1_700_000_009_000, sql="DROP DATABASE `scratch`"),
 ]
 
@@ -233,6 +266,8 @@ TYPED_TABLES = [
     ("current", "typed", "old_name"),
     ("current", "typed", "new_name"),
     ("current", "typed", "trunc"),
+    ("current", "typed", HOSTILE_TABLE),
+    ("history", "typed", HOSTILE_TABLE),
 ]
 
 
@@ -268,7 +303,9 @@ def compile_typed_tables(lake):
     """The typed tables of TYPED_TABLES, compiled as an analyst's one-line models are, as DataFrames."""
     from cdc_lake.dbt import run_dbt
 
-    inline = f"\n{MARKER}\n".join(f"{{{{ cdc_typed_{kind}('{db}', '{table}') }}}}" for kind, db, table in TYPED_TABLES)
+    inline = f"\n{MARKER}\n".join(
+        f"{{{{ cdc_typed_{kind}({json.dumps(db)}, {json.dumps(table)}) }}}}" for kind, db, table in TYPED_TABLES
+    )
     result = run_dbt(["compile", "--inline", inline])
     compiled = result.results[0].node.compiled_code.split(MARKER)
     return {key: lake.spark.sql(sql) for key, sql in zip(TYPED_TABLES, compiled, strict=True)}
@@ -628,6 +665,7 @@ def test_cdc_tables_status(built):
         ("dbz", "live", None, None, None),
         ("evolve", "live", None, None, None),
         ("gone", "dropped", None, None, datetime(2023, 11, 14, 22, 13, 22)),
+        (HOSTILE_TABLE, "live", None, None, None),
         ("light", "live", None, None, None),
         ("new_name", "live", None, "old_name", None),
         ("old_name", "renamed", "new_name", None, datetime(2023, 11, 14, 22, 13, 23)),
@@ -651,6 +689,33 @@ def test_typed_current_follows_table_lifecycle(built):
     ]
     assert [r["id"] for r in rows(typed[("current", "typed", "trunc")], "id")] == [3]
     assert columns_of(lake, "typed", "new_name")["v"]["observed_in"] == ["change", "rename"]
+
+
+def test_typed_tables_of_hostile_column_names_build_and_store(built):
+    """Every column name from data ends up quoted: the typed models of a table with hostile column
+    names compile, carry every value under the name cdc_typed_column_names gives, and can be stored
+    as Parquet tables; cdc_columns keeps the source's names."""
+    lake, typed = built
+    catalogue = lake.spark.table(f"{lake.schema}.cdc_columns").where(f"source_table = '{HOSTILE_TABLE_IN_SQL}'")
+    assert {r["column_name"] for r in catalogue.collect()} == set(HOSTILE_COLUMNS)
+    expected = {
+        name: (value if HOSTILE_TYPES[source] == "int(11)" else str(value))
+        for i, (source, name) in enumerate(HOSTILE_COLUMNS.items())
+        for value in [10 + i if i else 1]
+    }
+    for kind in ("current", "history"):
+        table = f"{lake.schema}.typed_hostile_{kind}"
+        lake.spark.sql(f"drop table if exists {table}")
+        typed[(kind, "typed", HOSTILE_TABLE)].write.format("parquet").saveAsTable(table)
+        stored = lake.spark.table(table)
+        meta = ["_cdc_primary_key_2", "last_changed_ts", "last_op"] if kind == "current" else [
+            "_cdc_primary_key_2", "version_number", "op", "valid_from", "valid_to", "is_current", "is_deleted",
+        ]
+        assert stored.columns == [meta[0], *HOSTILE_COLUMNS.values(), *meta[1:]]
+        got = [r.asDict() for r in (stored.orderBy("version_number") if kind == "history" else stored).collect()]
+        assert len(got) == (1 if kind == "current" else 2)
+        assert {name: got[-1][name] for name in expected} == expected
+        assert got[-1][meta[0]] == '{"id":"1"}'
 
 
 def test_cdc_ddl_classifies_every_statement(built):
@@ -719,8 +784,8 @@ HOSTILE_NAMES = [
 
 
 def test_column_names_from_data_are_quoted(lake):
-    """A typed model's columns carry the source's names exactly, whatever they hold: the names
-    become identifiers with their backticks doubled (cdc_sql_identifier), never SQL."""
+    """Names from data become identifiers with their backticks doubled (cdc_sql_identifier), never
+    SQL, whatever they hold (the typed models rename only a few: see the hostile table's test)."""
     from cdc_lake.dbt import run_dbt
 
     columns = [
@@ -729,7 +794,8 @@ def test_column_names_from_data_are_quoted(lake):
     ]
     inline = (
         "{% set columns = var('hostile_columns') %}"
-        "select {{ cdc_typed_columns_select(columns, 'row', 'types') }} 1 as end_marker "
+        "select {{ cdc_typed_columns_select(columns, 'row', 'types', columns | map(attribute='name') | list) }} "
+        "1 as end_marker "
         "from (select map({% for column in columns %}{{ cdc_sql_string(column.name) }}, "
         "{{ cdc_sql_string(loop.index0) }}{{ ', ' if not loop.last }}{% endfor %}) as row, map('', '') as types)"
     )
@@ -738,3 +804,34 @@ def test_column_names_from_data_are_quoted(lake):
     frame = lake.spark.sql(sql)
     assert frame.columns == [*HOSTILE_NAMES, "end_marker"]
     assert [frame.collect()[0][i] for i in range(len(HOSTILE_NAMES))] == [str(i) for i in range(len(HOSTILE_NAMES))]
+
+
+def test_a_spark_type_that_cdc_lake_does_not_make_is_never_compiled(lake, capfd):
+    """cdc_columns.spark_type is compiled into casts: anything but a type cdc_spark_type_for makes
+    stops the compilation instead of becoming SQL."""
+    from cdc_lake.dbt import DbtError, run_dbt
+
+    def compiled(spark_type: str) -> str:
+        inline = "select {{ cdc_typed_value(\"'1'\", var('spark_type')) }} as v"
+        result = run_dbt(["compile", "--inline", inline, "--vars", json.dumps({"spark_type": spark_type})])
+        return result.results[0].node.compiled_code
+
+    assert "as decimal(12,4)" in compiled("DECIMAL(12, 4)")
+    for hostile in ["decimal(10,2)) as string) -- ", "int) union select current_user() --", "decimal(1,2,3)", ""]:
+        capfd.readouterr()
+        with pytest.raises(DbtError, match="Error parsing inline query"):
+            compiled(hostile)
+        assert "is not a Spark type cdc-lake makes" in capfd.readouterr().out
+
+
+def test_typed_column_names_are_safe_and_distinct(lake):
+    from cdc_lake.dbt import run_dbt
+
+    source = ["a b", "a_b", "", "", "Primary_Key", "x(1)", "ok", "OK"]
+    inline = "{{ tojson(cdc_typed_column_names(var('names'), ['primary_key', 'op'])) }}"
+    result = run_dbt(["compile", "--inline", inline, "--vars", json.dumps({"names": source})])
+    names = json.loads(result.results[0].node.compiled_code)
+    assert names == {
+        "columns": ["a_b_2", "a_b", "_cdc_unnamed", "_cdc_unnamed_2", "Primary_Key", "x_1_", "ok", "OK_2"],
+        "meta": {"primary_key": "_cdc_primary_key", "op": "op"},
+    }
