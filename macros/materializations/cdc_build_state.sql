@@ -11,6 +11,9 @@
         from (0 when it rebuilds the model whole), so that the data tests can check the landings
         the build added (cdc_tested_watermark).
     -#}
+    {%- if state == 'complete' -%}
+        {%- do cdc_test_failure_hook(relation, 'after_write') -%}
+    {%- endif -%}
     {%- if execute and config.get('materialized') == 'incremental' -%}
         {%- set existing = adapter.get_relation(
             database=relation.database, schema=relation.schema, identifier=relation.identifier
@@ -24,6 +27,30 @@
                 "alter table " ~ relation ~ " set tblproperties (" ~ properties | join(', ') ~ ")"
             ) -%}
         {%- endif -%}
+    {%- endif -%}
+    {%- if state == 'running' -%}
+        {%- do cdc_test_failure_hook(relation, 'before_write') -%}
+    {%- endif -%}
+{% endmacro %}
+
+
+{% macro cdc_test_failure_hook(relation, point) %}
+    {#-
+        A test hook, inert unless the environment variable CDC_LAKE_TEST_FAIL_AT lists (comma
+        separated) `<model name>:<point>`: then the build of that model fails at `point`,
+        'before_write' (after the table is marked running, before the model writes) or
+        'after_write' (after it wrote, before it is marked complete), as a failed query or a lost
+        connection there would.
+        python/tests/test_failure_injection.py fails every model in turn and checks that the next
+        build ends where an uninterrupted one does. Never set it outside tests.
+    -#}
+    {%- set fail_at = env_var('CDC_LAKE_TEST_FAIL_AT', '') if execute else '' -%}
+    {%- set here = relation.identifier ~ ':' ~ point -%}
+    {%- if fail_at and here in fail_at.split(',') -%}
+        {%- do exceptions.raise_compiler_error(
+            'CDC_LAKE_TEST_FAIL_AT: ' ~ here ~ ': failure injected by the test hook '
+            ~ '(it is for tests only: unset CDC_LAKE_TEST_FAIL_AT)'
+        ) -%}
     {%- endif -%}
 {% endmacro %}
 
