@@ -4,12 +4,17 @@
         incremental models process only landings above it. Read at execution time, so the filter
         is a literal and Spark prunes the landing_seq partitions it does not need. Landing sequences
         start at 1, so `landing_seq > {{ cdc_watermark() }}` needs no is_incremental() guard. After
-        an interrupted build of the model it is 0 as well (cdc_is_incremental()).
+        a build of the model that did not finish it is the watermark that build started from, or
+        0 when the model is rebuilt whole (cdc_restart_watermark).
         A Parquet table partitioned by `column` answers from the metastore (cdc_max_partition_value),
         without a Spark job; any other table is read.
     -#}
-    {%- if not cdc_is_incremental() -%}
+    {%- if not (execute and is_incremental()) -%}
         {{- return(0) -}}
+    {%- endif -%}
+    {%- set restart_from = cdc_restart_watermark(this) -%}
+    {%- if restart_from is not none -%}
+        {{- return(restart_from) -}}
     {%- endif -%}
     {%- set partition_by = config.get('partition_by') or [] -%}
     {%- set partition_by = [partition_by] if partition_by is string else partition_by -%}
@@ -28,7 +33,8 @@
         instead of a Spark job over the table's files. A Parquet table's partitions are the ones its
         writes created, so this equals max(`column`): an insert_overwrite creates only partitions
         it writes rows to, and a build killed while committing them leaves the table marked
-        'running', which makes the next build start from 0 (cdc_is_incremental()).
+        'running', which makes the next build start from the watermark that build started from,
+        its partitions above dropped (cdc_restart_watermark).
     -#}
     {%- set ns = namespace(highest=0) -%}
     {%- for row in run_query('show partitions ' ~ relation).rows -%}

@@ -11,6 +11,9 @@
         from (0 when it rebuilds the model whole), so that the data tests can check the landings
         the build added (cdc_tested_watermark).
     -#}
+    {%- if state == 'complete' -%}
+        {%- do cdc_test_failure_hook(relation, 'after_write') -%}
+    {%- endif -%}
     {%- if execute and config.get('materialized') == 'incremental' -%}
         {%- set existing = adapter.get_relation(
             database=relation.database, schema=relation.schema, identifier=relation.identifier
@@ -25,32 +28,116 @@
             ) -%}
         {%- endif -%}
     {%- endif -%}
+    {%- if state == 'running' -%}
+        {%- do cdc_test_failure_hook(relation, 'before_write') -%}
+    {%- endif -%}
 {% endmacro %}
 
 
-{% macro cdc_build_interrupted(relation) %}
-    {#- True when the last build of the incremental model `relation` did not finish (see cdc_mark_build). -#}
-    {%- set result = run_query("show tblproperties " ~ relation ~ " ('cdc_lake.build')") -%}
-    {%- for row in result.rows -%}
-        {%- if row[-1] | string == 'running' -%}
-            {{- return(true) -}}
+{% macro cdc_test_failure_hook(relation, point) %}
+    {#-
+        A test hook, inert unless the environment variable CDC_LAKE_TEST_FAIL_AT lists (comma
+        separated) `<model name>:<point>`: then the build of that model fails at `point`,
+        'before_write' (after the table is marked running, before the model writes) or
+        'after_write' (after it wrote, before it is marked complete), as a failed query or a lost
+        connection there would.
+        python/tests/test_failure_injection.py fails every model in turn and checks that the next
+        build ends where an uninterrupted one does. Never set it outside tests.
+    -#}
+    {%- set fail_at = env_var('CDC_LAKE_TEST_FAIL_AT', '') if execute else '' -%}
+    {%- set here = relation.identifier ~ ':' ~ point -%}
+    {%- if fail_at and here in fail_at.split(',') -%}
+        {%- do exceptions.raise_compiler_error(
+            'CDC_LAKE_TEST_FAIL_AT: ' ~ here ~ ': failure injected by the test hook '
+            ~ '(it is for tests only: unset CDC_LAKE_TEST_FAIL_AT)'
+        ) -%}
+    {%- endif -%}
+{% endmacro %}
+
+
+{% macro cdc_build_properties(relation) %}
+    {#- The table properties of `relation`, names and values as strings. -#}
+    {%- set properties = {} -%}
+    {%- for row in run_query('show tblproperties ' ~ relation).rows -%}
+        {%- do properties.update({row[0] | string: row[-1] | string}) -%}
+    {%- endfor -%}
+    {{- return(properties) -}}
+{% endmacro %}
+
+
+{% macro cdc_restart_watermark(relation) %}
+    {#-
+        None when the last build of the incremental model `relation` finished (see cdc_mark_build).
+        Else the watermark the next build starts from: the one the unfinished build started from
+        (`cdc_lake.built_above`) when the model can resume, 0 (the model is rebuilt whole) when not.
+        The unfinished build wrote only partitions above its watermark, so resuming from it
+        (cdc_clear_unfinished_build drops those partitions first) builds what it would have built.
+        Rebuilding the model whole would not: a key learned since its earlier landings were built
+        (a DDL, a seed row) would key their quarantined rows while the models built on it, which
+        continue from their own watermarks, never read them again.
+        A model resumes when it is partitioned by landing_seq and its builds write no partition at
+        or below their watermark; a model that does (int_cdc__conversion_checks checks old landings
+        again) says `cdc_resumable=false`, and int_cdc__history_versions (partitioned by
+        stored_in_landing, its current versions rewritten each build) is rebuilt whole.
+    -#}
+    {%- set properties = cdc_build_properties(relation) -%}
+    {%- if properties.get('cdc_lake.build') != 'running' -%}
+        {{- return(none) -}}
+    {%- endif -%}
+    {%- set partition_by = config.get('partition_by') or [] -%}
+    {%- set partition_by = [partition_by] if partition_by is string else partition_by -%}
+    {%- set built_above = properties.get('cdc_lake.built_above', '0') -%}
+    {%- if partition_by == ['landing_seq'] and config.get('cdc_resumable', true) and built_above.isdigit() -%}
+        {{- return(built_above | int) -}}
+    {%- endif -%}
+    {{- return(0) -}}
+{% endmacro %}
+
+
+{% macro cdc_clear_unfinished_build(relation) %}
+    {#-
+        Called by the incremental materialization before it builds `relation`: after a build of
+        the model that did not finish, drops what that build may have written, the partitions
+        above the watermark the next build starts from (cdc_restart_watermark), or every partition
+        when it rebuilds the model whole. An insert_overwrite replaces only the partitions it
+        writes rows to, so a partition the new build writes no rows to would otherwise stay, e.g.
+        closed versions of int_cdc__history_versions stored twice.
+    -#}
+    {%- set restart_from = cdc_restart_watermark(relation) -%}
+    {%- if restart_from is none -%}
+        {{- return(none) -}}
+    {%- endif -%}
+    {%- set partition_by = config.get('partition_by') or [] -%}
+    {%- set column = partition_by if partition_by is string else partition_by[0] -%}
+    {%- set above = restart_from if restart_from > 0 else -1 -%}
+    {%- if config.get('file_format', 'parquet') != 'parquet' -%}
+        {%- do run_query('delete from ' ~ relation ~ ' where ' ~ column ~ ' > ' ~ above) -%}
+        {{- return(none) -}}
+    {%- endif -%}
+    {%- set dropped = [] -%}
+    {%- for row in run_query('show partitions ' ~ relation).rows -%}
+        {%- set name, value = ((row[0] | string) ~ '=').split('=')[:2] -%}
+        {%- if name == column and value.isdigit() and value | int > above -%}
+            {%- do dropped.append('partition (' ~ column ~ ' = ' ~ value ~ ')') -%}
         {%- endif -%}
     {%- endfor -%}
-    {{- return(false) -}}
+    {%- if dropped -%}
+        {%- do run_query('alter table ' ~ relation ~ ' drop if exists ' ~ dropped | join(', ')) -%}
+    {%- endif -%}
 {% endmacro %}
 
 
 {% macro cdc_is_incremental() %}
     {#-
-        is_incremental(), except after an interrupted build of the model: then the model is built
-        from all its input as on a first build, and insert_overwrite replaces every partition, so
-        the result is what an uninterrupted build would have written. Incremental models use this
-        (and cdc_watermark(), which calls it) instead of is_incremental().
+        is_incremental(), except after an unfinished build of a model that cannot resume from
+        where that build started (cdc_restart_watermark): then the model is built from all its
+        input as on a first build. Incremental models use this (and cdc_watermark(), which
+        answers the watermark to resume from) instead of is_incremental().
     -#}
     {%- if not (execute and is_incremental()) -%}
         {{- return(false) -}}
     {%- endif -%}
-    {{- return(not cdc_build_interrupted(this)) -}}
+    {{- return(cdc_restart_watermark(this) != 0) -}}
 {% endmacro %}
 
 
@@ -64,10 +151,7 @@
     {%- if not execute or flags.FULL_REFRESH or relation is none -%}
         {{- return(0) -}}
     {%- endif -%}
-    {%- set properties = {} -%}
-    {%- for row in run_query('show tblproperties ' ~ relation).rows -%}
-        {%- do properties.update({row[0] | string: row[-1] | string}) -%}
-    {%- endfor -%}
+    {%- set properties = cdc_build_properties(relation) -%}
     {%- set built_above = properties.get('cdc_lake.built_above', '0') -%}
     {%- if properties.get('cdc_lake.build') != 'complete' or not built_above.isdigit() -%}
         {{- return(0) -}}

@@ -5,7 +5,12 @@
         view and run an insert of no rows, with a Spark job and a metastore refresh (about half a
         second per model; a lake that receives one or two of the formats has ten such models).
         The hooks still run, so the table records this build (cdc_mark_build) as any other.
+        After a build of the model that did not finish, what that build may have written is dropped
+        first (cdc_clear_unfinished_build).
     -#}
+    {%- if execute and is_incremental() -%}
+        {%- do cdc_clear_unfinished_build(this) -%}
+    {%- endif -%}
     {%- set format_id = cdc_staged_format(model) -%}
     {%- if format_id is not none and cdc_is_incremental() and not cdc_has_new_landings(format_id) -%}
         {{ run_hooks(pre_hooks) }}

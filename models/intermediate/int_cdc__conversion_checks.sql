@@ -14,13 +14,15 @@
     digits than the scale, a datetime, any text for a string column): cdc_surely_converts tells
     them with a few casts, and the full conversion (cdc_typed_value) runs only for the others.
     The tables each landing changed come from int_cdc__table_changes, which has counted them
-    already.
+    already. A build may write old landings' partitions (the checks again), so after a build that
+    did not finish the model is rebuilt whole (cdc_resumable=false, cdc_restart_watermark).
 -#}
 {{
     config(
         materialized='incremental',
         incremental_strategy='insert_overwrite',
         partition_by=['landing_seq'],
+        cdc_resumable=false,
     )
 }}
 -- depends_on: {{ ref('cdc_columns') }}

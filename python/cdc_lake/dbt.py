@@ -83,7 +83,11 @@ def _parse_options(args: Sequence[str]) -> list[str]:
 
 
 def _parse_key(project_dir: Path, parse_options: Sequence[str]) -> tuple[Any, ...]:
+    # CDC_LAKE_TEST_FAIL_AT (a test hook, macros/materializations/cdc_build_state.sql) is read
+    # while a build runs, not by the parse: tests that inject failures reuse one parse
     environment = sorted(
-        (name, value) for name, value in os.environ.items() if name.startswith(("CDC_LAKE_", "DBT_"))
+        (name, value)
+        for name, value in os.environ.items()
+        if name.startswith(("CDC_LAKE_", "DBT_")) and name != "CDC_LAKE_TEST_FAIL_AT"
     )
     return (str(project_dir), tuple(environment), tuple(parse_options))

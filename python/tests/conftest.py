@@ -51,6 +51,7 @@ SLOWEST_MODULES = (
     "test_incremental.py",  # about 4
     "test_thrift.py",  # about 3
     "test_soak.py",  # about 3 (4 batches; 20 with CDC_LAKE_LONG_TESTS=1)
+    "test_failure_injection.py",  # 7 builds, 4 of them failing part-way
     "test_typed.py",
     "test_format_oms.py",
     "test_fuzz.py",

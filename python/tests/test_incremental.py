@@ -9,8 +9,9 @@ must give the same cdc_history and cdc_current, row for row.
 
 After the third build, a build killed while insert_overwrite replaced partitions is simulated:
 three models are marked as being built and have a partition folder deleted
-(int_cdc__history_versions loses every current version). The fourth build must notice and rebuild
-them whole.
+(int_cdc__history_versions loses every current version). The fourth build must notice: the two
+landing-ordered models drop and build again the partitions above the watermark the interrupted build
+started from, int_cdc__history_versions is rebuilt whole.
 """
 
 from __future__ import annotations
