@@ -43,12 +43,16 @@
         The select list of a staging model: every contract column, in contract order, cast to its
         type; columns the format does not provide become typed nulls (Fivetran's
         fill_staging_columns pattern), so the union of all formats is a plain `union all`.
-        raw_message is kept on quarantine rows only (the landing table keeps every message).
+        raw_message is kept on quarantine rows only (the landing table keeps every message). Key
+        columns name each column once (a message may repeat one, `"pkNames": ["id", "id"]`; the
+        primary key is a map of them, which fails on a repeated key).
     -#}
     {%- set provided = provided_columns | map('lower') | list -%}
     {%- for column in cdc_staging_columns() %}
         {% if column.name == 'raw_message' and column.name in provided -%}
             case when event_kind = 'quarantine' then raw_message end as raw_message
+        {%- elif column.name in ('key_columns', 'ddl_key_columns') and column.name in provided -%}
+            array_distinct(cast({{ column.name }} as {{ column.type }})) as {{ column.name }}
         {%- elif column.name in provided -%}
             cast({{ column.name }} as {{ column.type }}) as {{ column.name }}
         {%- else -%}
