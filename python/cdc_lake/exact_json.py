@@ -25,6 +25,8 @@ from itertools import accumulate
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from cdc_lake.sql import sql_string
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
@@ -65,16 +67,12 @@ _NOT_BRACKETS = re.compile(r"[^\[\]{}]++")
 _BRACKET_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
-def _sql_string(value: str) -> str:
-    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
 def normalize_sql(text_sql: str) -> str:
     """The Spark SQL of cdc_exact_json over the expression `text_sql`."""
     inner = (
-        f"regexp_replace({text_sql}, {_sql_string(STRIP_PATTERN)}, {_sql_string(STRIP_REPLACEMENT)})"
+        f"regexp_replace({text_sql}, {sql_string(STRIP_PATTERN)}, {sql_string(STRIP_REPLACEMENT)})"
     )
-    return f"regexp_replace({inner}, {_sql_string(QUOTE_PATTERN)}, {_sql_string(QUOTE_REPLACEMENT)})"
+    return f"regexp_replace({inner}, {sql_string(QUOTE_PATTERN)}, {sql_string(QUOTE_REPLACEMENT)})"
 
 
 def _parses_sql(text_sql: str, json_sql: str) -> str:

@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from cdc_lake.sql import sql_string
+
 _NAME = re.compile(r"[A-Za-z0-9_]+")
 _FOLLOWS = {"": "", ":": r"\s*:", ":{": r"\s*:\s*\{"}
 
@@ -54,7 +56,7 @@ class Detector:
             tests += [f"contains({tokens_sql}, '{_token(name, False)}')" for name in self.names]
         condition = tests[0] if len(tests) == 1 else f"({' or '.join(tests)})"
         if self.follows == ":{":
-            condition = f"({condition} and {text_sql} rlike {_sql_string(self.pattern)})"
+            condition = f"({condition} and {text_sql} rlike {sql_string(self.pattern)})"
         return condition
 
 
@@ -117,10 +119,6 @@ AUTO = "auto"
 UNKNOWN = "unknown"
 
 
-def _sql_string(value: str) -> str:
-    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
 def _token_pattern() -> str:
     """One regular expression that finds every detector name in double quotes (group 1: the name,
     with its closing quote when a colon follows). The match is only the opening quote, so a name
@@ -135,7 +133,7 @@ def _token_pattern() -> str:
 def detector_tokens_sql(text_sql: str) -> str:
     """SQL for the detector tokens of the text `text_sql`, one string: `,name",name,`, each name
     found in quotes, with its closing quote when a colon follows; null for a null text."""
-    found = f"regexp_extract_all({text_sql}, {_sql_string(_token_pattern())}, 1)"
+    found = f"regexp_extract_all({text_sql}, {sql_string(_token_pattern())}, 1)"
     return f"concat(',', array_join({found}, ','), ',')"
 
 
@@ -148,7 +146,7 @@ DETECTOR_TOKENS_CLASS = "io.cdclake.spark.DetectorTokens"
 def detector_tokens_jvm_sql(text_sql: str) -> str:
     """`detector_tokens_sql` through the JVM function DETECTOR_TOKENS_FUNCTION (registered first)."""
     names = sorted({name for fmt in FORMATS for d in fmt.detector for name in d.names})
-    return f"{DETECTOR_TOKENS_FUNCTION}({text_sql}, {_sql_string(','.join(names))})"
+    return f"{DETECTOR_TOKENS_FUNCTION}({text_sql}, {sql_string(','.join(names))})"
 
 
 def format_sql(tokens_sql: str, text_sql: str) -> str:

@@ -28,13 +28,10 @@ from cdc_lake.land import (
     write_landing,
 )
 from cdc_lake.settings import Settings, load_settings
+from cdc_lake.sql import sql_string
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
-
-
-def _sql_string(value: str) -> str:
-    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def requeue(
@@ -77,9 +74,9 @@ def requeue(
         f"where landing_seq in ({committed}))"
     ]
     if reason_like is not None:
-        conditions.append(f"reason like {_sql_string(reason_like)}")
+        conditions.append(f"reason like {sql_string(reason_like)}")
     if source_format is not None:
-        conditions.append(f"source_format = {_sql_string(source_format)}")
+        conditions.append(f"source_format = {sql_string(source_format)}")
     selected = spark.sql(
         f"select message_id, concat_ws('; ', array_sort(collect_set(reason))) as reason "
         f"from {quarantine} where {' and '.join(conditions)} group by message_id"
