@@ -57,6 +57,93 @@
 {% endmacro %}
 
 
+{% macro cdc_typed_table_database(database, table, macro_name) %}
+    {#-
+        The source_database a typed macro reads for (database, table), checked against cdc_columns
+        at execution time: the name as given when cdc_columns has the table; else the one
+        `<tenant>.<database>` that has it (OMS names a database with its tenant, `obt1.mydb`);
+        else the build fails naming the closest tables (same table name first, then by edit
+        distance). While dbt parses, and when cdc_columns does not exist yet, the name as given.
+    -#}
+    {%- if not execute -%}
+        {{ return(database) }}
+    {%- endif -%}
+    {%- set relation = load_relation(ref('cdc_columns')) -%}
+    {%- if relation is none -%}
+        {{ return(database) }}
+    {%- endif -%}
+    {%- set wanted = (database ~ '.' if database is not none else '') ~ table -%}
+    {%- set query -%}
+        with
+
+        tables as (
+            select distinct
+                source_database,
+                source_table
+            from {{ relation }}
+        ),
+
+        matches as (
+            select
+                source_database,
+                source_table,
+                coalesce(source_database <=> {{ cdc_sql_string(database) }} and source_table = {{ cdc_sql_string(table) }}, false) as is_exact,
+                {% if database is not none -%}
+                coalesce(
+                    source_table = {{ cdc_sql_string(table) }}
+                    and right(source_database, {{ (database | string | length) + 1 }}) = {{ cdc_sql_string('.' ~ database) }},
+                    false
+                )
+                {%- else -%}
+                false
+                {%- endif %} as is_tenant_match,
+                coalesce(source_table = {{ cdc_sql_string(table) }}, false) as is_same_table,
+                levenshtein(concat_ws('.', source_database, source_table), {{ cdc_sql_string(wanted) }}) as distance
+            from tables
+        )
+
+        select
+            source_database,
+            source_table,
+            is_exact,
+            is_tenant_match
+        from matches
+        order by is_exact desc, is_tenant_match desc, is_same_table desc, distance, source_database, source_table
+        limit 5
+    {%- endset -%}
+    {%- set rows = run_query(query).rows -%}
+    {%- set tenant_matches = [] -%}
+    {%- for row in rows if row[3] in (true, 'true', 'True', 1) -%}
+        {%- do tenant_matches.append(row) -%}
+    {%- endfor -%}
+    {%- if rows | length > 0 and rows[0][2] in (true, 'true', 'True', 1) -%}
+        {{ return(database) }}
+    {%- elif tenant_matches | length == 1 -%}
+        {{ return(tenant_matches[0][0]) }}
+    {%- endif -%}
+    {%- set names = [] -%}
+    {%- for row in (tenant_matches if tenant_matches else rows) -%}
+        {%- do names.append("(" ~ cdc_sql_string(row[0]) ~ ", " ~ cdc_sql_string(row[1]) ~ ")") -%}
+    {%- endfor -%}
+    {%- set call = macro_name ~ "(" ~ cdc_sql_string(database) ~ ", " ~ cdc_sql_string(table) ~ ")" -%}
+    {%- if tenant_matches -%}
+        {{ exceptions.raise_compiler_error(
+            call ~ ": the database name is ambiguous, tables of several tenants match: " ~ names | join(', ')
+            ~ ". Name the database with its tenant."
+        ) }}
+    {%- elif names -%}
+        {{ exceptions.raise_compiler_error(
+            call ~ ": the lake has no such table (cdc_columns has no column of it). Closest tables: "
+            ~ names | join(', ') ~ ". Name one as cdc_tables spells it."
+        ) }}
+    {%- else -%}
+        {{ exceptions.raise_compiler_error(
+            call ~ ": the lake has no such table, nor any other yet (cdc_columns is empty). Land and build its messages first."
+        ) }}
+    {%- endif -%}
+{% endmacro %}
+
+
 {% macro cdc_spark_types_in_use() %}
     {#- The distinct spark_type values of cdc_columns, read at execution time (empty while parsing). -#}
     {%- if not execute -%}
@@ -168,6 +255,7 @@
         primary_key, version_number, op, valid_from, valid_to, is_current, is_deleted.
         An analyst's model is one line: {{ "{{" }} cdc_typed_history('shop', 'products') {{ "}}" }}.
     -#}
+    {%- set database = cdc_typed_table_database(database, table, 'cdc_typed_history') %}
     {%- set columns = cdc_typed_columns(database, table) %}
     {%- set names = cdc_typed_column_names(
         columns | map(attribute='name') | list,
@@ -224,6 +312,7 @@ from versions
         (RENAME TABLE old TO this) are carried over unless this table changed them since.
         An analyst's model is one line: {{ "{{" }} cdc_typed_current('shop', 'products') {{ "}}" }}.
     -#}
+    {%- set database = cdc_typed_table_database(database, table, 'cdc_typed_current') %}
     {%- set columns = cdc_typed_columns(database, table) | selectattr('is_current') | list %}
     {%- set names = cdc_typed_column_names(
         columns | map(attribute='name') | list, ['primary_key', 'last_changed_ts', 'last_op']
