@@ -362,8 +362,9 @@ def built(lake, tmp_path_factory):
     lake.land([write_jsonl(tmp / "edge_default.jsonl", EDGE_DEFAULT)], "oms_default")
     lake.land([write_jsonl(tmp / "edge_dataworks.jsonl", EDGE_DATAWORKS)], "oms_dataworks")
     lake.land([write_jsonl(tmp / "edge_shareplex.jsonl", EDGE_SHAREPLEX)], "oms_shareplex")
-    # every model and its data tests; the marts' unit tests run in their own modules
-    lake.build("--exclude", "resource_type:unit_test")
+    # every model and its data tests; the marts' unit tests run in their own modules, and the
+    # example analyst models read the shipped sample tables of every format, not only OMS's
+    lake.build("--exclude", "resource_type:unit_test", "models/marts/analytics")
     return lake
 
 
@@ -832,3 +833,48 @@ def test_every_landed_message_is_accounted_for(built):
     assert by_input["crm.jsonl"] == (10, 7, 2, 1, 0)
     assert by_input["inventory.jsonl"] == (12, 7, 2, 3, 0)
     assert by_input["hr.jsonl"] == (7, 7, 0, 0, 0)
+
+
+def compile_inline(inline: str) -> str:
+    from cdc_lake.dbt import run_dbt
+
+    return run_dbt(["compile", "--inline", inline]).results[0].node.compiled_code
+
+
+def test_typed_macros_find_an_oms_table_by_its_bare_database_name(built):
+    """OMS names a database with its tenant (trade_tenant.trade); an analyst writes `trade`: the typed
+    macros read the one tenant's table that has that database name, with all its columns."""
+    bare = built.spark.sql(compile_inline("{{ cdc_typed_current('trade', 'orders') }}"))
+    named = built.spark.sql(compile_inline("{{ cdc_typed_current('trade_tenant.trade', 'orders') }}"))
+    assert bare.columns == named.columns == [
+        "primary_key", "order_id", "customer", "amount", "status", "note", "last_changed_ts", "last_op",
+    ]
+    live = sorted(tuple(r) for r in bare.collect())
+    assert [r[0] for r in live] == ['{"order_id":"1"}', '{"order_id":"2"}', '{"order_id":"30"}']
+    assert live == sorted(tuple(r) for r in named.collect())
+    history = built.spark.sql(compile_inline("{{ cdc_typed_history('trade', 'orders') }}"))
+    assert "order_id" in history.columns and history.count() == len(history_rows(built, "orders"))
+
+
+def history_rows(lake, table: str) -> list[dict]:
+    return lake.rows(
+        f"select * from {{schema}}.cdc_history where source_database = 'trade_tenant.trade' and source_table = '{table}'"
+    )
+
+
+def test_typed_macro_of_a_table_not_in_the_lake_fails_naming_the_closest_tables(built, capfd):
+    """A typed model of a table the lake does not have is an error naming the nearest tables, never a
+    model of only primary_key, last_changed_ts and last_op."""
+    from cdc_lake.dbt import DbtError
+
+    for inline, closest in [
+        ("{{ cdc_typed_current('trade', 'order') }}", "('trade_tenant.trade', 'orders')"),
+        ("{{ cdc_typed_history('trade_tenant.trade', 'order_item') }}", "('trade_tenant.trade', 'order_items')"),
+        ("{{ cdc_typed_current('crm', 'orders') }}", "('trade_tenant.trade', 'orders')"),
+    ]:
+        capfd.readouterr()
+        with pytest.raises(DbtError):
+            compile_inline(inline)
+        output = capfd.readouterr().out
+        assert "the lake has no such table" in output and "Closest tables: " in output, output
+        assert closest in output, output
