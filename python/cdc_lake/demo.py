@@ -12,6 +12,9 @@ from cdc_lake.settings import SHORT_RUN_JVM_OPTIONS
 
 SAMPLE_DIR = PROJECT_DIR / "sample_data"
 DEMO_SCHEMA = "cdc_demo"
+# The example analyst models (models/marts/analytics/: typed tables of the sample data) are off
+# unless cdc_examples is set; the demo lands their tables, so it builds them.
+DEMO_BUILD_OPTIONS = ("--exclude-resource-type", "unit_test", "--vars", "{cdc_examples: true}")
 SUMMARY_TABLES = (
     "cdc_changes",
     "cdc_history",
@@ -64,7 +67,7 @@ def run_demo(reset: bool = True) -> int:
     # inputs, not the data, and run in the test suite. dbt prints a line per node as it goes.
     print("dbt build (models and their data tests):", flush=True)
     try:
-        run_dbt(["build", "--exclude-resource-type", "unit_test"], quiet=False)
+        run_dbt(["build", *DEMO_BUILD_OPTIONS], quiet=False)
     except DbtError as exc:
         print(f"cdc-lake demo: {exc}")
         return 1
