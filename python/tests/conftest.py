@@ -70,11 +70,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 # What a test's build leaves out when the test reads none of it: dbt's unit tests (they check SQL on
-# fixed inputs, not the landed data; the full build of test_canal_debezium runs every one) and the
-# analytics examples (typed models of the sample data's tables).
-UNREAD = ("--exclude-resource-type", "unit_test", "--exclude", "models/marts/analytics")
+# fixed inputs, not the landed data; test_canal_debezium runs every one). The analytics examples
+# are off unless --vars '{cdc_examples: true}'.
+UNREAD = ("--exclude-resource-type", "unit_test")
 # ... and the column catalogue and table lifecycle with all that is built on them (test_typed's).
-UNREAD_AND_TYPING = (*UNREAD, "cdc_columns+", "cdc_tables+")
+UNREAD_AND_TYPING = (*UNREAD, "--exclude", "cdc_columns+", "cdc_tables+")
 
 
 class Lake:

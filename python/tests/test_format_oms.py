@@ -362,9 +362,8 @@ def built(lake, tmp_path_factory):
     lake.land([write_jsonl(tmp / "edge_default.jsonl", EDGE_DEFAULT)], "oms_default")
     lake.land([write_jsonl(tmp / "edge_dataworks.jsonl", EDGE_DATAWORKS)], "oms_dataworks")
     lake.land([write_jsonl(tmp / "edge_shareplex.jsonl", EDGE_SHAREPLEX)], "oms_shareplex")
-    # every model and its data tests; the marts' unit tests run in their own modules, and the
-    # example analyst models read the shipped sample tables of every format, not only OMS's
-    lake.build("--exclude", "resource_type:unit_test", "models/marts/analytics")
+    # every model and its data tests; the marts' unit tests run in their own modules
+    lake.build("--exclude", "resource_type:unit_test")
     return lake
 
 

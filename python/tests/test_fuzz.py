@@ -405,8 +405,7 @@ def test_mutated_messages_are_all_accounted_for(lake, tmp_path_factory, batch):
     landed += lake.land([write_jsonl(tmp / "control_after.jsonl", CONTROL_AFTER)], "canal_json").total
     total = len(batch) + len(regressions) + len(CONTROL_BEFORE) + len(CONTROL_AFTER)
     assert landed == total
-    # unit tests do not read the landed data; the example analyst models read the sample tables
-    lake.build("--exclude-resource-type", "unit_test", "--exclude", "models/marts/analytics")
+    lake.build("--exclude-resource-type", "unit_test")  # unit tests do not read the landed data
 
     audit = lake.rows(
         "select landed_input, landed_messages, unaccounted_messages, outcome_change_messages + "

@@ -96,6 +96,23 @@ def test_the_demo_runs_with_the_short_run_jvm_options_unless_set(monkeypatch):
     assert os.environ["CDC_LAKE_JVM_OPTIONS"] == "-Xmx1g"
 
 
+def test_the_demo_builds_the_example_models_a_users_build_leaves_off():
+    """The example analyst models (typed tables of the sample data, models/marts/analytics/) with their
+    data tests and exposures are off by default: a typed model of a table the lake does not have
+    fails the build. The demo, which lands those tables, builds them."""
+    from cdc_lake.dbt import run_dbt
+    from cdc_lake.demo import DEMO_BUILD_OPTIONS
+
+    listing = ["ls", "--select", "path:models/marts/analytics", "--output", "name"]
+    assert list(run_dbt([*listing, "--exclude-resource-type", "unit_test"])) == []
+    assert sorted(run_dbt([*listing, *DEMO_BUILD_OPTIONS])) == [
+        "crm_customers", "crm_tenant_customers", "customer_balance_report", "inventory_customers",
+        "inventory_products", "not_null_inventory_customers_primary_key", "not_null_shop_products_primary_key",
+        "shop_products", "shop_products_history", "shop_sales_dashboard",
+        "unique_inventory_customers_primary_key", "unique_shop_products_primary_key",
+    ]
+
+
 def test_harmless_hive_errors_are_not_printed(lake):
     """Hive's FileUtils "Failed to delete" lines (a first build's orphan-location cleanup) are off;
     other loggers keep the session's level."""
