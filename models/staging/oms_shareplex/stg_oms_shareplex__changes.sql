@@ -2,8 +2,9 @@
     OceanBase OMS "SharePlex" JSON: `meta.op` ins / upd / del, `meta.table` "database.table",
     `data` (ins: the new row; del: the deleted row; upd: only the changed columns' new values) and,
     for upd, `key` (the row before the change). An update's after image is `key` overlaid with
-    `data`. The format names no key columns (meta.rowid carries key values without names), so the
-    key comes from the seed cdc_table_keys or a DDL statement; otherwise the row is quarantined.
+    `data`. The format names no key columns: meta.rowid carries the key values without names, and
+    int_cdc__changes_keyed keys each row by them (reading meta.rowid from the end of
+    source_event_id, so it must stay last there).
 -#}
 {%- set message_schema -%}
 struct<
