@@ -319,8 +319,11 @@ EXPECTED_EDGE_DATAWORKS = [
 ]
 
 
-def shareplex_edge(op, data=None, key=None, table="oms_edge.t_sp"):
-    message = {"data": data, "meta": {"op": op, "table": table, "time": "2023-11-15T00:00:00", "scn": "9"}}
+def shareplex_edge(op, data=None, key=None, table="oms_edge.t_sp", rowid=None):
+    meta = {"op": op, "table": table, "time": "2023-11-15T00:00:00", "scn": "9"}
+    if rowid is not None:
+        meta["rowid"] = rowid
+    message = {"data": data, "meta": meta}
     if key is not None:
         message["key"] = key
     return json.dumps(message)
@@ -331,14 +334,24 @@ EDGE_SHAREPLEX = [
     shareplex_edge("upd", data={"a": 2}),
     shareplex_edge("ins", data={"a": 1}, table="lonely"),
     shareplex_edge("ins", data=None),
+    # meta.rowid is "{meta.table}-{key values joined by \u0001}"; any other rowid is not read as a key
+    shareplex_edge("ins", data={"a": 1, "b": ""}, rowid="oms_edge.t_sp-1\u0001"),
+    shareplex_edge("ins", data={"a": 1}, rowid="oms_edge.t_other-1"),
+    shareplex_edge("ins", data={"a": 1}, rowid="oms_edge.t_sp1"),
+    shareplex_edge("ins", data={"a": 1}, rowid="1"),
 ]
+BAD_ROWID = 'SharePlex meta.rowid does not start with meta.table followed by "-", so its key values cannot be read'
 EXPECTED_EDGE_SHAREPLEX = [
-    # (event_kind, event_type, database, table, op, after, reason)
-    ("quarantine", "truncate", "oms_edge", "t_sp", None, None, "unknown SharePlex meta.op: truncate"),
-    ("quarantine", "upd", "oms_edge", "t_sp", "update", {"a": "2"},
+    # (event_kind, event_type, database, table, op, row_key_values, after, reason)
+    ("quarantine", "truncate", "oms_edge", "t_sp", None, None, None, "unknown SharePlex meta.op: truncate"),
+    ("quarantine", "upd", "oms_edge", "t_sp", "update", None, {"a": "2"},
      "SharePlex upd message without key (the before image)"),
-    ("change", "ins", None, "lonely", "insert", {"a": "1"}, None),
-    ("quarantine", "ins", "oms_edge", "t_sp", "insert", None, "SharePlex ins message without data"),
+    ("change", "ins", None, "lonely", "insert", None, {"a": "1"}, None),
+    ("quarantine", "ins", "oms_edge", "t_sp", "insert", None, None, "SharePlex ins message without data"),
+    ("change", "ins", "oms_edge", "t_sp", "insert", ["1", ""], {"a": "1", "b": ""}, None),
+    ("quarantine", "ins", "oms_edge", "t_sp", "insert", None, {"a": "1"}, BAD_ROWID),
+    ("quarantine", "ins", "oms_edge", "t_sp", "insert", None, {"a": "1"}, BAD_ROWID),
+    ("quarantine", "ins", "oms_edge", "t_sp", "insert", None, {"a": "1"}, BAD_ROWID),
 ]
 
 
@@ -841,10 +854,20 @@ def test_oms_dataworks_edge_cases(built):
 def test_oms_shareplex_edge_cases(built):
     rows = staging_rows(built, "oms_shareplex", "source_uri like '%edge_shareplex.jsonl'")
     assert [
-        (r["event_kind"], r["event_type"], r["source_database"], r["source_table"], r["op"], r["after"],
-         r["quarantine_reason"])
+        (r["event_kind"], r["event_type"], r["source_database"], r["source_table"], r["op"], r["row_key_values"],
+         r["after"], r["quarantine_reason"])
         for r in rows
     ] == EXPECTED_EDGE_SHAREPLEX
+    # downstream: the row without meta.rowid has no key; the well-formed rowid keys its row
+    assert sorted(
+        r["reason"] for r in built.rows(
+            "select reason from {schema}.cdc_quarantine where source_uri like '%edge_shareplex.jsonl'"
+        )
+    ) == sorted([row[-1] for row in EXPECTED_EDGE_SHAREPLEX if row[-1] is not None] + [NO_KEY])
+    assert built.rows(
+        "select primary_key, key_columns, key_source from {schema}.cdc_changes "
+        "where source_database = 'oms_edge' and source_table = 't_sp'"
+    ) == [{"primary_key": '["1",""]', "key_columns": ["a", "b"], "key_source": "rowid"}]
 
 
 def test_oms_shareplex_doc_examples_history(built):
