@@ -930,3 +930,28 @@ def test_every_landed_message_is_accounted_for(built):
     assert by_input["hr.jsonl"] == (7, 7, 0, 0, 0)
     # every message has a row change (keyed or not); the ambiguous key change is quarantined
     assert by_input["shareplex_stream.jsonl"] == (8, 8, 0, 0, 1)
+
+
+def test_oms_shareplex_later_ddl_does_not_split_a_row(built, tmp_path):
+    """Last in the module (it lands and builds again): a DDL naming the key of oms_sp_gen.orders,
+    landed after its rows were keyed by meta.rowid alone, names the key of a later update of row
+    ["3","B"] but keeps its key, so the row's history stays one."""
+    ddl = {
+        "data": None, "database": "oms_sp_gen", "es": 1700000000000, "id": 1, "isDdl": True, "old": None,
+        "pkNames": None, "table": "orders", "ts": 1700000000000, "type": "ALTER",
+        "sql": "ALTER TABLE orders ADD PRIMARY KEY (id, region)",
+    }
+    built.land([write_jsonl(tmp_path / "orders_ddl.jsonl", [json.dumps(ddl)])], "canal_json")
+    update = shareplex_message("upd", 9, ["3", "B"], {"qty": 10}, key={"id": 3, "region": "B", "qty": 9})
+    built.land([write_jsonl(tmp_path / "shareplex_later.jsonl", [update])], "oms_shareplex")
+    built.build("--select", "+cdc_history", "--exclude-resource-type", "unit_test", "test")
+    later = ts("2023-11-15 10:00:09")
+    assert [version for version in history(built, "oms_sp_gen", "orders") if version[0] == '["3","B"]'] == [
+        ('["3","B"]', 1, "insert", {"id": "3", "region": "B", "qty": "9"}, ts("2023-11-15 10:00:05"), later,
+         False, False),
+        ('["3","B"]', 2, "update", {"id": "3", "region": "B", "qty": "10"}, later, None, True, False),
+    ]
+    assert built.rows(
+        "select key_columns, key_source from {schema}.cdc_changes "
+        "where source_database = 'oms_sp_gen' and source_log_pos = 9"
+    ) == [{"key_columns": ["id", "region"], "key_source": "ddl"}]
