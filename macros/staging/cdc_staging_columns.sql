@@ -13,6 +13,7 @@
         {'name': 'source_table', 'type': 'string'},
         {'name': 'op', 'type': 'string'},
         {'name': 'key_columns', 'type': 'array<string>'},
+        {'name': 'row_key_values', 'type': 'array<string>'},
         {'name': 'before', 'type': 'map<string,string>'},
         {'name': 'after', 'type': 'map<string,string>'},
         {'name': 'column_types', 'type': 'map<string,string>'},

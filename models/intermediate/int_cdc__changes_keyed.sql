@@ -3,6 +3,12 @@
     else the whole row image for formats in var('cdc_whole_row_key_formats')) and the
     primary_key strings of the after and before images. Rows whose key cannot be resolved keep a
     key_problem and go to cdc_quarantine.
+    Rows carrying their key values without names (row_key_values: SharePlex meta.rowid; for an
+    update, the before image's key) are keyed by those values, as a JSON array, whatever names are
+    known, so a later seed or DDL cannot split a row's history. Each value is named by the one
+    column (of the known key columns, if any) holding it in the full image (an update's before
+    image; else its after image, for a rowid carrying the new key), and an update's keys are those
+    columns' values. Unnamed, an update keeps its key if no column holding a value changes.
     Incremental: each build keys the changes of the landings above its watermark.
 -#}
 {{
@@ -47,19 +53,76 @@ resolved as (
             and changes.source_table <=> table_keys.source_table
 ),
 
-keyed as (
+rowid_holders as (
+    -- per value of row_key_values, the columns (of the known key columns, if any) holding it in
+    -- the full image (an update's before image) and in an update's after image
     select
         *,
-        {{ cdc_key_of('coalesce(after, before)', 'resolved_key_columns') }} as primary_key,
-        case
-            when op = 'update' then {{ cdc_key_of('before', 'resolved_key_columns') }}
-        end as before_primary_key
+        transform(
+            row_key_values,
+            key_value -> filter(
+                coalesce(resolved_key_columns, map_keys(coalesce(before, after))),
+                column_name -> coalesce(before, after)[column_name] = key_value
+            )
+        ) as before_holders,
+        transform(
+            row_key_values,
+            key_value -> filter(
+                coalesce(resolved_key_columns, map_keys(after)), column_name -> after[column_name] = key_value
+            )
+        ) as after_holders
     from resolved
+),
+
+rowid_named as (
+    select
+        * except (before_holders, after_holders),
+        case
+            when forall(before_holders, holders -> size(holders) = 1)
+                then transform(before_holders, holders -> holders[0])
+            -- an update whose row_key_values are its new key
+            when
+                op = 'update'
+                and exists(before_holders, holders -> size(holders) = 0)
+                and forall(after_holders, holders -> size(holders) = 1)
+                then transform(after_holders, holders -> holders[0])
+        end as row_key_names,
+        forall(before_holders, holders -> size(holders) > 0)
+        and forall(flatten(before_holders), column_name -> before[column_name] <=> after[column_name])
+            as is_row_key_kept
+    from rowid_holders
+),
+
+keyed as (
+    select
+        * except (resolved_key_columns, key_source),
+        coalesce(resolved_key_columns, row_key_names) as resolved_key_columns,
+        case when row_key_values is not null and resolved_key_columns is null then 'rowid' else key_source end
+            as key_source,
+        case
+            when row_key_values is null
+                then {{ cdc_key_of('coalesce(after, before)', 'resolved_key_columns') }}
+            when op != 'update' then to_json(row_key_values)
+            when row_key_names is not null then to_json(transform(row_key_names, key_name -> after[key_name]))
+            when is_row_key_kept then to_json(row_key_values)
+        end as primary_key,
+        case
+            when op != 'update' then null
+            when row_key_values is null then {{ cdc_key_of('before', 'resolved_key_columns') }}
+            when row_key_names is not null then to_json(transform(row_key_names, key_name -> before[key_name]))
+            when is_row_key_kept then to_json(row_key_values)
+        end as before_primary_key
+    from rowid_named
 )
 
 select
-    *,
+    * except (row_key_values, row_key_names, is_row_key_kept),
     case
+        when row_key_values is not null and primary_key is null
+            then
+                'SharePlex update: the key values of meta.rowid are not each in one column of the row '
+                || 'images, so a key change cannot be followed; name the key columns in the seed cdc_table_keys'
+        when row_key_values is not null then null
         when resolved_key_columns is null
             then
                 'no primary key: the message names no key columns and neither the seed '

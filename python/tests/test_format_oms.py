@@ -162,8 +162,8 @@ EXPECTED_DOC_STAGING = {
 }
 
 # What becomes of each example downstream: a cdc_changes row, or a cdc_quarantine reason. The
-# examples name key columns (int8/int16, pkName1/pkName2) that are not columns of their images, and
-# SharePlex names none (no seed for mock_database.mock_table): they are quarantined, honestly.
+# examples name key columns (int8/int16, pkName1/pkName2) that are not columns of their images:
+# they are quarantined, honestly. SharePlex names none, but meta.rowid carries the key values.
 MISSING_INT8 = "key column(s) int8, int16 missing from the row image"
 EXPECTED_DOC_QUARANTINE = {
     "oms_default": [MISSING_INT8, MISSING_INT8, MISSING_INT8, TEMPLATE_REASONS["oms_default"]],
@@ -175,7 +175,7 @@ EXPECTED_DOC_QUARANTINE = {
         None,
         TEMPLATE_REASONS["oms_dataworks"],
     ],
-    "oms_shareplex": [NO_KEY, NO_KEY, NO_KEY, TEMPLATE_REASONS["oms_shareplex"]],
+    "oms_shareplex": [None, None, None, TEMPLATE_REASONS["oms_shareplex"]],
     "canal_oms": [None, None, MISSING_INT8, TEMPLATE_REASONS["canal_oms"]],
 }
 
@@ -319,8 +319,11 @@ EXPECTED_EDGE_DATAWORKS = [
 ]
 
 
-def shareplex_edge(op, data=None, key=None, table="oms_edge.t_sp"):
-    message = {"data": data, "meta": {"op": op, "table": table, "time": "2023-11-15T00:00:00", "scn": "9"}}
+def shareplex_edge(op, data=None, key=None, table="oms_edge.t_sp", rowid=None):
+    meta = {"op": op, "table": table, "time": "2023-11-15T00:00:00", "scn": "9"}
+    if rowid is not None:
+        meta["rowid"] = rowid
+    message = {"data": data, "meta": meta}
     if key is not None:
         message["key"] = key
     return json.dumps(message)
@@ -331,14 +334,50 @@ EDGE_SHAREPLEX = [
     shareplex_edge("upd", data={"a": 2}),
     shareplex_edge("ins", data={"a": 1}, table="lonely"),
     shareplex_edge("ins", data=None),
+    # meta.rowid is "{meta.table}-{key values joined by \u0001}"; any other rowid is not read as a key
+    shareplex_edge("ins", data={"a": 1, "b": ""}, rowid="oms_edge.t_sp-1\u0001"),
+    shareplex_edge("ins", data={"a": 1}, rowid="oms_edge.t_other-1"),
+    shareplex_edge("ins", data={"a": 1}, rowid="oms_edge.t_sp1"),
+    shareplex_edge("ins", data={"a": 1}, rowid="1"),
 ]
+BAD_ROWID = 'SharePlex meta.rowid does not start with meta.table followed by "-", so its key values cannot be read'
 EXPECTED_EDGE_SHAREPLEX = [
-    # (event_kind, event_type, database, table, op, after, reason)
-    ("quarantine", "truncate", "oms_edge", "t_sp", None, None, "unknown SharePlex meta.op: truncate"),
-    ("quarantine", "upd", "oms_edge", "t_sp", "update", {"a": "2"},
+    # (event_kind, event_type, database, table, op, row_key_values, after, reason)
+    ("quarantine", "truncate", "oms_edge", "t_sp", None, None, None, "unknown SharePlex meta.op: truncate"),
+    ("quarantine", "upd", "oms_edge", "t_sp", "update", None, {"a": "2"},
      "SharePlex upd message without key (the before image)"),
-    ("change", "ins", None, "lonely", "insert", {"a": "1"}, None),
-    ("quarantine", "ins", "oms_edge", "t_sp", "insert", None, "SharePlex ins message without data"),
+    ("change", "ins", None, "lonely", "insert", None, {"a": "1"}, None),
+    ("quarantine", "ins", "oms_edge", "t_sp", "insert", None, None, "SharePlex ins message without data"),
+    ("change", "ins", "oms_edge", "t_sp", "insert", ["1", ""], {"a": "1", "b": ""}, None),
+    ("quarantine", "ins", "oms_edge", "t_sp", "insert", None, {"a": "1"}, BAD_ROWID),
+    ("quarantine", "ins", "oms_edge", "t_sp", "insert", None, {"a": "1"}, BAD_ROWID),
+    ("quarantine", "ins", "oms_edge", "t_sp", "insert", None, {"a": "1"}, BAD_ROWID),
+]
+
+
+def shareplex_message(op, seq, rowid_values, data, key=None):
+    """A SharePlex message of oms_sp_gen.orders (no DDL, no seed): meta.rowid carries the key values."""
+    meta = {
+        "op": op, "time": f"2023-11-15T10:00:0{seq}", "seq": seq, "table": "oms_sp_gen.orders",
+        "rowid": "oms_sp_gen.orders-" + "\u0001".join(rowid_values), "trans": f"t{seq}", "scn": str(seq),
+    }
+    message = {"data": data, "meta": meta}
+    if key is not None:
+        message["key"] = key
+    return json.dumps(message)
+
+
+# insert, update, an update changing the key (id 1 -> 2), update and delete under the new key, and
+# an update whose key value "4" is held by two columns (id, qty) while one of them changes
+SHAREPLEX_STREAM = [
+    shareplex_message("ins", 1, ["1", "A"], {"id": 1, "region": "A", "qty": 5}),
+    shareplex_message("upd", 2, ["1", "A"], {"qty": 6}, key={"id": 1, "region": "A", "qty": 5}),
+    shareplex_message("upd", 3, ["1", "A"], {"id": 2}, key={"id": 1, "region": "A", "qty": 6}),
+    shareplex_message("upd", 4, ["2", "A"], {"qty": 7}, key={"id": 2, "region": "A", "qty": 6}),
+    shareplex_message("ins", 5, ["3", "B"], {"id": 3, "region": "B", "qty": 9}),
+    shareplex_message("del", 6, ["2", "A"], {"id": 2, "region": "A", "qty": 7}),
+    shareplex_message("ins", 7, ["4", "C"], {"id": 4, "region": "C", "qty": 4}),
+    shareplex_message("upd", 8, ["4", "C"], {"qty": 5}, key={"id": 4, "region": "C", "qty": 4}),
 ]
 
 
@@ -362,6 +401,7 @@ def built(lake, tmp_path_factory):
     lake.land([write_jsonl(tmp / "edge_default.jsonl", EDGE_DEFAULT)], "oms_default")
     lake.land([write_jsonl(tmp / "edge_dataworks.jsonl", EDGE_DATAWORKS)], "oms_dataworks")
     lake.land([write_jsonl(tmp / "edge_shareplex.jsonl", EDGE_SHAREPLEX)], "oms_shareplex")
+    lake.land([write_jsonl(tmp / "shareplex_stream.jsonl", SHAREPLEX_STREAM)], "oms_shareplex")
     # every model and its data tests; the marts' unit tests run in their own modules
     lake.build("--exclude", "resource_type:unit_test")
     return lake
@@ -728,20 +768,20 @@ E10 = {**E1_RAISE, "emp_id": "10", "dept": "Research"}
 def test_oms_shareplex_sample(built):
     t = ts
     assert history(built, "oms_sp_hr", "employees") == [
-        ('{"emp_id":"1"}', 1, "insert", E1, t("2023-11-14 22:53:20"), t("2023-11-14 22:53:30"), False, False),
+        ('["1"]', 1, "insert", E1, t("2023-11-14 22:53:20"), t("2023-11-14 22:53:30"), False, False),
         # upd: data has only salary; the after image is key overlaid with data
-        ('{"emp_id":"1"}', 2, "update", E1_RAISE, t("2023-11-14 22:53:30"), t("2023-11-14 22:54:00"), False, False),
-        ('{"emp_id":"1"}', 3, "delete", E1_RAISE, t("2023-11-14 22:54:00"), None, True, True),
-        ('{"emp_id":"10"}', 1, "update", E10, t("2023-11-14 22:54:00"), None, True, False),
-        ('{"emp_id":"2"}', 1, "insert", E2, t("2023-11-14 22:53:21"), t("2023-11-14 22:53:40"), False, False),
-        ('{"emp_id":"2"}', 2, "delete", E2, t("2023-11-14 22:53:40"), t("2023-11-14 22:53:50"), False, True),
-        ('{"emp_id":"2"}', 3, "insert", E2_AGAIN, t("2023-11-14 22:53:50"), None, True, False),
+        ('["1"]', 2, "update", E1_RAISE, t("2023-11-14 22:53:30"), t("2023-11-14 22:54:00"), False, False),
+        ('["1"]', 3, "delete", E1_RAISE, t("2023-11-14 22:54:00"), None, True, True),
+        ('["10"]', 1, "update", E10, t("2023-11-14 22:54:00"), None, True, False),
+        ('["2"]', 1, "insert", E2, t("2023-11-14 22:53:21"), t("2023-11-14 22:53:40"), False, False),
+        ('["2"]', 2, "delete", E2, t("2023-11-14 22:53:40"), t("2023-11-14 22:53:50"), False, True),
+        ('["2"]', 3, "insert", E2_AGAIN, t("2023-11-14 22:53:50"), None, True, False),
     ]
     assert current(built, "oms_sp_hr", "employees") == {
-        '{"emp_id":"10"}': (E10, t("2023-11-14 22:54:00"), "update", "oms_shareplex"),
-        '{"emp_id":"2"}': (E2_AGAIN, t("2023-11-14 22:53:50"), "insert", "oms_shareplex"),
+        '["10"]': (E10, t("2023-11-14 22:54:00"), "update", "oms_shareplex"),
+        '["2"]': (E2_AGAIN, t("2023-11-14 22:53:50"), "insert", "oms_shareplex"),
     }
-    # the key comes from the seed cdc_table_keys (the format names no key columns)
+    # keyed by meta.rowid's values; the seed cdc_table_keys names them (and the changed key's column)
     assert built.rows(
         "select op, key_source, source_log_pos, transaction_id from {schema}.cdc_changes "
         "where source_database = 'oms_sp_hr' order by source_log_pos"
@@ -766,8 +806,8 @@ def test_sample_values_are_exact(built):
         ("crm_tenant.crm", "customers", '{"id":"100"}', "balance"): "123456789012345678901234567890.123456789",
         ("crm_tenant.crm", "customers", '{"id":"2"}', "balance"): "0.00",
         ("inventory", "products", '{"sku_id":"2"}', "price"): "12345678901234567890.1234567891",
-        ("oms_sp_hr", "employees", '{"emp_id":"10"}', "salary"): "23456789012345678901.2345678901",
-        ("oms_sp_hr", "employees", '{"emp_id":"2"}', "salary"): "0.20",
+        ("oms_sp_hr", "employees", '["10"]', "salary"): "23456789012345678901.2345678901",
+        ("oms_sp_hr", "employees", '["2"]', "salary"): "0.20",
     }
     got = {}
     for (database, table, key, column) in exact:
@@ -814,10 +854,66 @@ def test_oms_dataworks_edge_cases(built):
 def test_oms_shareplex_edge_cases(built):
     rows = staging_rows(built, "oms_shareplex", "source_uri like '%edge_shareplex.jsonl'")
     assert [
-        (r["event_kind"], r["event_type"], r["source_database"], r["source_table"], r["op"], r["after"],
-         r["quarantine_reason"])
+        (r["event_kind"], r["event_type"], r["source_database"], r["source_table"], r["op"], r["row_key_values"],
+         r["after"], r["quarantine_reason"])
         for r in rows
     ] == EXPECTED_EDGE_SHAREPLEX
+    # downstream: the row without meta.rowid has no key; the well-formed rowid keys its row
+    assert sorted(
+        r["reason"] for r in built.rows(
+            "select reason from {schema}.cdc_quarantine where source_uri like '%edge_shareplex.jsonl'"
+        )
+    ) == sorted([row[-1] for row in EXPECTED_EDGE_SHAREPLEX if row[-1] is not None] + [NO_KEY])
+    assert built.rows(
+        "select primary_key, key_columns, key_source from {schema}.cdc_changes "
+        "where source_database = 'oms_edge' and source_table = 't_sp'"
+    ) == [{"primary_key": '["1",""]', "key_columns": ["a", "b"], "key_source": "rowid"}]
+
+
+def test_oms_shareplex_doc_examples_history(built):
+    """The doc's three examples are keyed by meta.rowid; its INSERT example writes "3129" for 3\u0001129."""
+    t = DOC_TS_SHAREPLEX
+    updated = {**SHAREPLEX_IMAGE, "string": "hello world 2020"}
+    assert history(built, "mock_database", "mock_table") == [
+        ('["3","129"]', 1, "update", updated, t, t, False, False),
+        ('["3","129"]', 2, "delete", SHAREPLEX_IMAGE, t, None, True, True),
+        ('["3129"]', 1, "insert", SHAREPLEX_IMAGE, t, None, True, False),
+    ]
+
+
+def test_oms_shareplex_stream_without_ddl_is_keyed_by_rowid(built):
+    def t(second: int) -> datetime:
+        return ts(f"2023-11-15 10:00:0{second}")
+
+    def row(key: str, qty: int) -> dict[str, str]:
+        return {"id": key[0], "region": key[1], "qty": str(qty)}
+
+    assert history(built, "oms_sp_gen", "orders") == [
+        ('["1","A"]', 1, "insert", row("1A", 5), t(1), t(2), False, False),
+        ('["1","A"]', 2, "update", row("1A", 6), t(2), t(3), False, False),
+        # the update changing id closes the old key and opens the new one
+        ('["1","A"]', 3, "delete", row("1A", 6), t(3), None, True, True),
+        ('["2","A"]', 1, "update", row("2A", 6), t(3), t(4), False, False),
+        ('["2","A"]', 2, "update", row("2A", 7), t(4), t(6), False, False),
+        ('["2","A"]', 3, "delete", row("2A", 7), t(6), None, True, True),
+        ('["3","B"]', 1, "insert", row("3B", 9), t(5), None, True, False),
+        ('["4","C"]', 1, "insert", row("4C", 4), t(7), None, True, False),
+    ]
+    # the key columns are named where the row image holds each rowid value in one column only
+    assert built.rows(
+        "select source_log_pos, key_columns, key_source from {schema}.cdc_changes "
+        "where source_database = 'oms_sp_gen' order by source_log_pos"
+    ) == [
+        {"source_log_pos": pos, "key_columns": names, "key_source": "rowid"}
+        for pos, names in ((1, ["id", "region"]), (2, ["id", "region"]), (3, ["id", "region"]),
+                           (4, ["id", "region"]), (5, ["id", "region"]), (6, ["id", "region"]), (7, None))
+    ]
+    assert built.rows(
+        "select reason from {schema}.cdc_quarantine where source_uri like '%shareplex_stream.jsonl'"
+    ) == [{"reason": (
+        "SharePlex update: the key values of meta.rowid are not each in one column of the row images, so "
+        "a key change cannot be followed; name the key columns in the seed cdc_table_keys"
+    )}]
 
 
 def test_every_landed_message_is_accounted_for(built):
@@ -832,6 +928,8 @@ def test_every_landed_message_is_accounted_for(built):
     assert by_input["crm.jsonl"] == (10, 7, 2, 1, 0)
     assert by_input["inventory.jsonl"] == (12, 7, 2, 3, 0)
     assert by_input["hr.jsonl"] == (7, 7, 0, 0, 0)
+    # every message has a row change (keyed or not); the ambiguous key change is quarantined
+    assert by_input["shareplex_stream.jsonl"] == (8, 8, 0, 0, 1)
 
 
 def compile_inline(inline: str) -> str:
@@ -877,3 +975,28 @@ def test_typed_macro_of_a_table_not_in_the_lake_fails_naming_the_closest_tables(
         output = capfd.readouterr().out
         assert "the lake has no such table" in output and "Closest tables: " in output, output
         assert closest in output, output
+
+
+def test_oms_shareplex_later_ddl_does_not_split_a_row(built, tmp_path):
+    """Last in the module (it lands and builds again): a DDL naming the key of oms_sp_gen.orders,
+    landed after its rows were keyed by meta.rowid alone, names the key of a later update of row
+    ["3","B"] but keeps its key, so the row's history stays one."""
+    ddl = {
+        "data": None, "database": "oms_sp_gen", "es": 1700000000000, "id": 1, "isDdl": True, "old": None,
+        "pkNames": None, "table": "orders", "ts": 1700000000000, "type": "ALTER",
+        "sql": "ALTER TABLE orders ADD PRIMARY KEY (id, region)",
+    }
+    built.land([write_jsonl(tmp_path / "orders_ddl.jsonl", [json.dumps(ddl)])], "canal_json")
+    update = shareplex_message("upd", 9, ["3", "B"], {"qty": 10}, key={"id": 3, "region": "B", "qty": 9})
+    built.land([write_jsonl(tmp_path / "shareplex_later.jsonl", [update])], "oms_shareplex")
+    built.build("--select", "+cdc_history", "--exclude-resource-type", "unit_test", "test")
+    later = ts("2023-11-15 10:00:09")
+    assert [version for version in history(built, "oms_sp_gen", "orders") if version[0] == '["3","B"]'] == [
+        ('["3","B"]', 1, "insert", {"id": "3", "region": "B", "qty": "9"}, ts("2023-11-15 10:00:05"), later,
+         False, False),
+        ('["3","B"]', 2, "update", {"id": "3", "region": "B", "qty": "10"}, later, None, True, False),
+    ]
+    assert built.rows(
+        "select key_columns, key_source from {schema}.cdc_changes "
+        "where source_database = 'oms_sp_gen' and source_log_pos = 9"
+    ) == [{"key_columns": ["id", "region"], "key_source": "ddl"}]

@@ -2,8 +2,10 @@
     OceanBase OMS "SharePlex" JSON: `meta.op` ins / upd / del, `meta.table` "database.table",
     `data` (ins: the new row; del: the deleted row; upd: only the changed columns' new values) and,
     for upd, `key` (the row before the change). An update's after image is `key` overlaid with
-    `data`. The format names no key columns (meta.rowid carries key values without names), so the
-    key comes from the seed cdc_table_keys or a DDL statement; otherwise the row is quarantined.
+    `data`. The format names no key columns: meta.rowid ("{database}.{table}-{values joined by
+    \u0001}", the before image's key for upd and del) carries the key values without names, in
+    row_key_values (int_cdc__changes_keyed keys the row by them). A meta.rowid that does not start
+    with meta.table and "-" is quarantined rather than read as a wrong key.
 -#}
 {%- set message_schema -%}
 struct<
@@ -43,7 +45,8 @@ classified as (
         end as source_database,
         nullif(regexp_extract(message.meta.`table`, '([^.]*)$', 1), '') as source_table,
         case when size(message.data) > 0 then message.data end as data_image,
-        case when size(message.key) > 0 then message.key end as key_image
+        case when size(message.key) > 0 then message.key end as key_image,
+        startswith(message.meta.rowid, message.meta.`table` || '-') as is_rowid_of_table
     from messages
 ),
 
@@ -91,6 +94,10 @@ unified as (
         source_database,
         source_table,
         op,
+        case
+            when is_rowid_of_table
+                then split(substr(message.meta.rowid, length(message.meta.`table`) + 2), char(1))
+        end as row_key_values,
         before,
         after,
         try_to_timestamp(message.meta.time) as event_ts,
@@ -109,6 +116,10 @@ unified as (
             when lower(event_type) = 'upd' and data_image is null
                 then 'SharePlex upd message without data (the changed columns)'
             when data_image is null then concat('SharePlex ', event_type, ' message without data')
+            when not is_rowid_of_table
+                then
+                    'SharePlex meta.rowid does not start with meta.table followed by "-", '
+                    || 'so its key values cannot be read'
         end as quarantine_reason,
         message_kind,
         raw_message,
@@ -130,7 +141,7 @@ final as (
 select
     {{ cdc_fill_staging_columns([
         'message_id', 'landing_seq', 'message_index', 'element_index', 'row_index', 'source_format',
-        'event_kind', 'event_type', 'source_database', 'source_table', 'op', 'before', 'after',
+        'event_kind', 'event_type', 'source_database', 'source_table', 'op', 'row_key_values', 'before', 'after',
         'event_ts', 'source_log_pos', 'source_event_id', 'transaction_id', 'quarantine_reason',
         'raw_message', 'source_uri', 'kafka_topic', 'kafka_partition', 'kafka_offset', 'landed_at'
     ]) }}
