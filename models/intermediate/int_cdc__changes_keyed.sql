@@ -1,8 +1,10 @@
 {#-
-    Row changes with their key resolved (the message's own key columns, else int_cdc__table_keys,
-    else the whole row image for formats in var('cdc_whole_row_key_formats')) and the
-    primary_key strings of the after and before images. Rows whose key cannot be resolved keep a
-    key_problem and go to cdc_quarantine.
+    Row changes with their key resolved (the message's own key columns, else int_cdc__table_keys)
+    and the primary_key strings of the after and before images. A table with no key known at all
+    is keyed by row image (key_source 'row_image'): primary_key is the whole row image, each
+    image's own, and int_cdc__row_image_chains chains the images into rows. Rows whose key
+    cannot be resolved (key columns missing from the image) keep a key_problem and go to
+    cdc_quarantine.
     Incremental: each build keys the changes of the landings above its watermark.
 -#}
 {{
@@ -31,14 +33,11 @@ resolved as (
         case
             when size(changes.key_columns) > 0 then changes.key_columns
             when table_keys.key_columns is not null then table_keys.key_columns
-            when changes.source_format in ({{ "'" ~ var('cdc_whole_row_key_formats') | join("', '") ~ "'" }})
-                then array_sort(map_keys(coalesce(changes.after, changes.before)))
         end as resolved_key_columns,
         case
             when size(changes.key_columns) > 0 then 'message'
             when table_keys.key_columns is not null then table_keys.key_source
-            when changes.source_format in ({{ "'" ~ var('cdc_whole_row_key_formats') | join("', '") ~ "'" }})
-                then 'whole_row'
+            else 'row_image'
         end as key_source
     from changes
     left join table_keys
@@ -49,10 +48,16 @@ resolved as (
 
 keyed as (
     select
-        *,
-        {{ cdc_key_of('coalesce(after, before)', 'resolved_key_columns') }} as primary_key,
+        * except (resolved_key_columns),
+        coalesce(resolved_key_columns, array_sort(map_keys(coalesce(after, before)))) as resolved_key_columns,
         case
-            when op = 'update' then {{ cdc_key_of('before', 'resolved_key_columns') }}
+            when key_source = 'row_image' then {{ cdc_row_image_key('coalesce(after, before)') }}
+            else {{ cdc_key_of('coalesce(after, before)', 'resolved_key_columns') }}
+        end as primary_key,
+        case
+            when op != 'update' then null
+            when key_source = 'row_image' then {{ cdc_row_image_key('before') }}
+            else {{ cdc_key_of('before', 'resolved_key_columns') }}
         end as before_primary_key
     from resolved
 )
@@ -60,10 +65,8 @@ keyed as (
 select
     *,
     case
-        when resolved_key_columns is null
-            then
-                'no primary key: the message names no key columns and neither the seed '
-                || 'cdc_table_keys nor a DDL statement gives them'
+        when primary_key is null and key_source = 'row_image'
+            then 'no row image: the change carries neither a before nor an after image'
         when primary_key is null
             then
                 'key column(s) ' || array_join(resolved_key_columns, ', ')
