@@ -14,7 +14,9 @@
 with
 
 row_image_changes as (
-    select *
+    select
+        *,
+        1 as split_order
     from {{ ref('cdc_changes') }}
     where key_source = 'row_image'
 ),
@@ -32,7 +34,17 @@ positioned as (
             when 'delete' then sha2(primary_key, 256)
         end as before_image_id,
         case when op != 'delete' then sha2(primary_key, 256) end as after_image_id
-    from (select *, 1 as split_order from row_image_changes) as changes
+    from row_image_changes
+),
+
+table_sequences as (
+    -- each table's changes, in order, as one array
+    select
+        source_database,
+        source_table,
+        array_sort(collect_list(struct(chain_position, op, before_image_id, after_image_id))) as ordered_changes
+    from positioned
+    group by source_database, source_table
 ),
 
 table_chains as (
@@ -40,18 +52,11 @@ table_chains as (
         source_database,
         source_table,
         {{ cdc_chain_row_images(
-            'transform(changes, change -> change.op)',
-            'transform(changes, change -> change.before_image_id)',
-            'transform(changes, change -> change.after_image_id)'
+            'transform(ordered_changes, change -> change.op)',
+            'transform(ordered_changes, change -> change.before_image_id)',
+            'transform(ordered_changes, change -> change.after_image_id)'
         ) }} as start_positions
-    from (
-        select
-            source_database,
-            source_table,
-            array_sort(collect_list(struct(chain_position, op, before_image_id, after_image_id))) as changes
-        from positioned
-        group by source_database, source_table
-    ) as tables
+    from table_sequences
 ),
 
 chained as (
