@@ -26,7 +26,7 @@
 
 {% macro cdc_jvm_functions() %}
     {#- Function name: Java class (a Hive GenericUDF) of python/cdc_lake/jvm/src/. -#}
-    {{ return({'cdc_exact_json': 'io.cdclake.spark.ExactJson'}) }}
+    {{ return({'cdc_exact_json': 'io.cdclake.spark.ExactJson', 'cdc_chain_row_images': 'io.cdclake.spark.RowImageChains'}) }}
 {% endmacro %}
 
 

@@ -16,3 +16,12 @@
             )
     end
 {% endmacro %}
+
+
+{% macro cdc_row_image_key(image) %}
+    {#-
+        The primary_key string of a row image for a table keyed by row image: the whole image as
+        cdc_key_of gives it (every column, sorted by name), e.g. {"id":"42","name":"a"}.
+    -#}
+    {{ cdc_key_of(image, 'array_sort(map_keys(' ~ image ~ '))') }}
+{% endmacro %}

@@ -1,8 +1,10 @@
 {#-
-    Row changes with their key resolved (the message's own key columns, else int_cdc__table_keys,
-    else the whole row image for formats in var('cdc_whole_row_key_formats')) and the
-    primary_key strings of the after and before images. Rows whose key cannot be resolved keep a
-    key_problem and go to cdc_quarantine.
+    Row changes with their key resolved (the message's own key columns, else int_cdc__table_keys)
+    and the primary_key strings of the after and before images. A table with no key known at all
+    is keyed by row image (key_source 'row_image'): primary_key is the whole row image, each
+    image's own, and int_cdc__row_image_chains chains the images into rows. Rows whose key
+    cannot be resolved (key columns missing from the image) keep a key_problem and go to
+    cdc_quarantine.
     Rows carrying their key values without names (row_key_values: SharePlex meta.rowid; for an
     update, the before image's key) are keyed by those values, as a JSON array, whatever names are
     known, so a later seed or DDL cannot split a row's history. Each value is named by the one
@@ -37,14 +39,11 @@ resolved as (
         case
             when size(changes.key_columns) > 0 then changes.key_columns
             when table_keys.key_columns is not null then table_keys.key_columns
-            when changes.source_format in ({{ "'" ~ var('cdc_whole_row_key_formats') | join("', '") ~ "'" }})
-                then array_sort(map_keys(coalesce(changes.after, changes.before)))
         end as resolved_key_columns,
         case
             when size(changes.key_columns) > 0 then 'message'
             when table_keys.key_columns is not null then table_keys.key_source
-            when changes.source_format in ({{ "'" ~ var('cdc_whole_row_key_formats') | join("', '") ~ "'" }})
-                then 'whole_row'
+            else 'row_image'
         end as key_source
     from changes
     left join table_keys
@@ -96,21 +95,32 @@ rowid_named as (
 keyed as (
     select
         * except (resolved_key_columns, key_source),
-        coalesce(resolved_key_columns, row_key_names) as resolved_key_columns,
+        case
+            when row_key_values is not null then coalesce(resolved_key_columns, row_key_names)
+            when key_source = 'row_image' then array_sort(map_keys(coalesce(after, before)))
+            else resolved_key_columns
+        end as resolved_key_columns,
         case when row_key_values is not null and resolved_key_columns is null then 'rowid' else key_source end
             as key_source,
         case
-            when row_key_values is null
-                then {{ cdc_key_of('coalesce(after, before)', 'resolved_key_columns') }}
-            when op != 'update' then to_json(row_key_values)
-            when row_key_names is not null then to_json(transform(row_key_names, key_name -> after[key_name]))
-            when is_row_key_kept then to_json(row_key_values)
+            when row_key_values is not null
+                then case
+                    when op != 'update' then to_json(row_key_values)
+                    when row_key_names is not null then to_json(transform(row_key_names, key_name -> after[key_name]))
+                    when is_row_key_kept then to_json(row_key_values)
+                end
+            when key_source = 'row_image' then {{ cdc_row_image_key('coalesce(after, before)') }}
+            else {{ cdc_key_of('coalesce(after, before)', 'resolved_key_columns') }}
         end as primary_key,
         case
             when op != 'update' then null
-            when row_key_values is null then {{ cdc_key_of('before', 'resolved_key_columns') }}
-            when row_key_names is not null then to_json(transform(row_key_names, key_name -> before[key_name]))
-            when is_row_key_kept then to_json(row_key_values)
+            when row_key_values is not null
+                then case
+                    when row_key_names is not null then to_json(transform(row_key_names, key_name -> before[key_name]))
+                    when is_row_key_kept then to_json(row_key_values)
+                end
+            when key_source = 'row_image' then {{ cdc_row_image_key('before') }}
+            else {{ cdc_key_of('before', 'resolved_key_columns') }}
         end as before_primary_key
     from rowid_named
 )
@@ -123,10 +133,8 @@ select
                 'SharePlex update: the key values of meta.rowid are not each in one column of the row '
                 || 'images, so a key change cannot be followed; name the key columns in the seed cdc_table_keys'
         when row_key_values is not null then null
-        when resolved_key_columns is null
-            then
-                'no primary key: the message names no key columns and neither the seed '
-                || 'cdc_table_keys nor a DDL statement gives them'
+        when primary_key is null and key_source = 'row_image'
+            then 'no row image: the change carries neither a before nor an after image'
         when primary_key is null
             then
                 'key column(s) ' || array_join(resolved_key_columns, ', ')

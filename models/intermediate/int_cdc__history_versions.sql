@@ -52,7 +52,9 @@
 with
 
 changes as (
+    -- tables keyed by row image are chained in int_cdc__row_image_versions
     select * from {{ ref('cdc_changes') }}
+    where key_source != 'row_image'
 ),
 
 version_events as (

@@ -3,7 +3,8 @@
     duplicate (it had row changes, and cdc_changes kept none of them: each was delivered before).
     Each part of a message (an element of a JSON array, a row of a multi-row message, an entry of a
     protobuf Message) is a row change (with a resolved key), a DDL statement, a control event, or
-    quarantined (including a row change whose key cannot be resolved). outcome puts each message in exactly one class, so
+    quarantined (including a row change whose key cannot be resolved, and a change of a table
+    keyed by row image that matches no live row). outcome puts each message in exactly one class, so
     landed = change + ddl + control + quarantined + unaccounted; cdc_landing_audit counts the
     messages that `cdc-lake requeue` landed again as requeued instead.
 
@@ -40,6 +41,17 @@ landed as (
         and landing_seq > {{ watermark }}
 ),
 
+unchained_changes as (
+    -- changes of tables keyed by row image whose before image matches no live row (as chained by
+    -- this build)
+    select
+        message_id,
+        element_index,
+        row_index
+    from {{ ref('int_cdc__row_image_chains') }}
+    where chain_problem is not null and landing_seq > {{ watermark }}
+),
+
 event_parts as (
     select
         message_id,
@@ -50,10 +62,18 @@ event_parts as (
     union all
 
     select
-        message_id,
-        case when key_problem is null then 'change' else 'keyless_change' end as part_kind
-    from {{ ref('int_cdc__changes_keyed') }}
-    where landing_seq > {{ watermark }}
+        keyed.message_id,
+        case
+            when keyed.key_problem is null and unchained.message_id is null then 'change'
+            else 'keyless_change'
+        end as part_kind
+    from {{ ref('int_cdc__changes_keyed') }} as keyed
+    left join unchained_changes as unchained
+        on
+            keyed.message_id = unchained.message_id
+            and keyed.element_index <=> unchained.element_index
+            and keyed.row_index <=> unchained.row_index
+    where keyed.landing_seq > {{ watermark }}
 ),
 
 messages_in_changes as (

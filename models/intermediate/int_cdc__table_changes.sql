@@ -18,6 +18,7 @@ new_changes as (
         source_database,
         source_table,
         event_ts,
+        key_source,
         landing_seq,
         {{ cdc_event_position() }} as event_position
     from {{ ref('cdc_changes') }}
@@ -28,6 +29,7 @@ select
     source_database,
     source_table,
     count(*) as change_count,
+    count_if(key_source = 'row_image') as row_image_change_count,
     min(event_ts) as first_change_ts,
     max(event_ts) as last_change_ts,
     max(event_position) as last_event_position,

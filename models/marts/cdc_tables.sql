@@ -21,6 +21,7 @@ table_changes as (
         source_database,
         source_table,
         sum(change_count) as change_count,
+        sum(row_image_change_count) as row_image_change_count,
         min(first_change_ts) as first_change_ts,
         max(last_change_ts) as last_change_ts,
         max(last_event_position) as last_event_position
@@ -165,6 +166,7 @@ select
     latest_events.rows_cleared_position,
     clears_before_rename.carried_rows_since_position,
     coalesce(table_changes.change_count, 0) as change_count,
+    coalesce(table_changes.row_image_change_count, 0) > 0 as is_keyed_by_row_image,
     table_changes.first_change_ts,
     table_changes.last_change_ts,
     coalesce(ddl_counts.ddl_count, 0) as ddl_count,

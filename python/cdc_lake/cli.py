@@ -110,7 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
     requeue_parser.add_argument(
         "--reason-like",
         metavar="PATTERN",
-        help="only messages whose quarantine reason matches this SQL LIKE pattern, e.g. 'no primary key%%'",
+        help="only messages whose quarantine reason matches this SQL LIKE pattern, e.g. 'key column(s)%%'",
     )
     requeue_parser.add_argument(
         "--format",

@@ -46,7 +46,7 @@ def requeue(
 ) -> list[LandingReport]:
     """Land the quarantined messages that match again; one landing per format landed as.
 
-    reason_like: a SQL LIKE pattern on cdc_quarantine.reason (e.g. 'no primary key%').
+    reason_like: a SQL LIKE pattern on cdc_quarantine.reason (e.g. 'key column(s)%').
     source_format: only messages cdc_quarantine lists under this source_format (e.g. unknown).
     as_format: land them as this format (or auto) instead of the format they were landed as.
     """

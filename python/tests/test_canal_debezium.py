@@ -326,13 +326,12 @@ def test_canal_sequence_quarantine_and_control(built):
     )
     assert rows == [
         {"source_table": "items", "reason": "unknown Canal type: UPSERT"},
-        {
-            "source_table": "nokey",
-            "reason": "no primary key: the message names no key columns and neither the seed "
-            "cdc_table_keys nor a DDL statement gives them",
-        },
         {"source_table": None, "reason": "missing table name"},
     ]
+    # the table without a key is keyed by row image: its row is live
+    assert built.rows(
+        "select row from {schema}.cdc_current where source_table = 'nokey'"
+    ) == [{"row": {"a": "1"}}]
     audit = built.rows(
         "select landed_input, landed_messages, messages_with_changes, messages_with_ddl, control_messages, "
         "quarantined_messages, unaccounted_messages from {schema}.cdc_landing_audit where landed_input like '%canal_seq.jsonl'"
@@ -341,10 +340,10 @@ def test_canal_sequence_quarantine_and_control(built):
         {
             "landed_input": audit[0]["landed_input"],
             "landed_messages": 12,
-            "messages_with_changes": 8,  # lines 2-7 and 12, and the keyless line 10 (a change part, quarantined)
+            "messages_with_changes": 8,  # lines 2-7 and 12, and line 10 (of a table keyed by row image)
             "messages_with_ddl": 1,
             "control_messages": 1,
-            "quarantined_messages": 3,
+            "quarantined_messages": 2,
             "unaccounted_messages": 0,
         }
     ]

@@ -19,10 +19,6 @@ from conftest import FIXTURES, doc_example, write_jsonl, write_kafka_parquet
 PROJECT = Path(__file__).resolve().parents[2]
 SAMPLES = PROJECT / "sample_data"
 
-NO_KEY = (
-    "no primary key: the message names no key columns and neither the seed cdc_table_keys nor a "
-    "DDL statement gives them"
-)
 
 # The two long numbers of doc 004, digit for digit: the exact decimal expansion of the largest
 # double below 1e-307, once as 9.99...E-308 (771 characters) and once as 0.000...999 (1074).
@@ -837,9 +833,13 @@ def test_oms_default_edge_cases(built):
         170000900000001, "tx-9", datetime(2023, 11, 15, 0, 43, 20)
     )
     assert [(r["message_index"], r["element_index"]) for r in rows[-2:]] == [(9, 0), (9, 1)]
+    # no key known: keyed by row image, not quarantined
     assert built.rows(
         "select reason from {schema}.cdc_quarantine where source_database = 'oms_edge' and source_table = 't_nokey'"
-    ) == [{"reason": NO_KEY}]
+    ) == []
+    assert built.rows(
+        "select distinct key_source from {schema}.cdc_changes where source_database = 'oms_edge' and source_table = 't_nokey'"
+    ) == [{"key_source": "row_image"}]
 
 
 def test_oms_dataworks_edge_cases(built):

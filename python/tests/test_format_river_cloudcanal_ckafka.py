@@ -20,10 +20,10 @@ from conftest import doc_example, write_jsonl, write_kafka_parquet
 
 FORMATS = ["canal_json", "kafka_river_canal", "cloudcanal_json", "ckafka_format_one"]
 # Everything upstream of the marts, with cdc_formats limited to the formats tested here (so other
-# formats' staging models are not built), plus the whole-row-key warning test.
+# formats' staging models are not built), plus the row-image-key warning test.
 BUILD_SELECTION = [
     "+cdc_changes", "+cdc_history", "+cdc_current", "+cdc_ddl", "+cdc_quarantine", "+cdc_landing_audit",
-    "warn_cdc_tables_keyed_by_whole_row",
+    "warn_cdc_tables_keyed_by_row_image",
 ]
 
 
@@ -320,6 +320,15 @@ def current(lake, database: str, table: str) -> list[tuple]:
             f"and source_table = '{table}' order by primary_key"
         )
     ]
+
+
+def row_image_chain(lake, database: str, table: str, first_image: dict) -> str:
+    """The primary_key of a row of a table keyed by row image: the change that inserted it."""
+    [start] = lake.rows(
+        f"select change_id from {{schema}}.cdc_changes where source_database = '{database}' "
+        f"and source_table = '{table}' and op in ('insert', 'snapshot') and primary_key = '{pk(**first_image)}'"
+    )
+    return json.dumps({"row_image_chain": start["change_id"]}, separators=(",", ":"))
 
 
 def staged(lake, format_id: str, where: str) -> list[dict[str, Any]]:
@@ -665,14 +674,13 @@ def test_ckafka_format_one_doc_examples(lake, built):
         {**common, "event_type": "D", "op": "delete", "before": ANNE_MARIE, "after": None,
          "event_ts": "2016-06-10 18:05:02", "source_log_pos": 805},
     ]
-    # no key names and no DDL for inventory.customers: the whole row is the key
-    anne, anne_marie = pk(**ANNE), pk(**ANNE_MARIE)
+    # no key names and no DDL for inventory.customers: keyed by row image, the update continues
+    # the inserted row (one chain, named by the insert) and the delete ends it
+    anne = row_image_chain(lake, "inventory", "customers", ANNE)
     assert history(lake, "inventory", "customers") == [
-        # ordered by primary_key: "Anne Marie" sorts before "Anne"
-        (anne_marie, 1, "update", ANNE_MARIE, "2016-06-10 17:50:29", "2016-06-10 18:05:02", False, False),
-        (anne_marie, 2, "delete", ANNE_MARIE, "2016-06-10 18:05:02", None, True, True),
         (anne, 1, "insert", ANNE, "1970-01-01 00:00:00", "2016-06-10 17:50:29", False, False),
-        (anne, 2, "delete", ANNE, "2016-06-10 17:50:29", None, True, True),
+        (anne, 2, "update", ANNE_MARIE, "2016-06-10 17:50:29", "2016-06-10 18:05:02", False, False),
+        (anne, 3, "delete", ANNE_MARIE, "2016-06-10 18:05:02", None, True, True),
     ]
     assert current(lake, "inventory", "customers") == []
 
@@ -692,13 +700,13 @@ def test_ckafka_stream_history_and_current(lake, built):
         (two, {"id": "2", "name": "Bob", "score": "7"}),
         (three, {"id": "3", "name": "Anne", "score": "0.10", "email": "a@x"}),
     ]
-    lvl1, lvl2 = pk(msg="a", lvl="1"), pk(msg="a", lvl="2")
+    # shop_ck.logs has no key: keyed by row image, its update continues the inserted row
+    log = row_image_chain(lake, "shop_ck", "logs", {"msg": "a", "lvl": "1"})
     assert history(lake, "shop_ck", "logs") == [
-        (lvl1, 1, "insert", {"msg": "a", "lvl": "1"}, "2024-03-01 00:01:30", "2024-03-01 00:03:30", False, False),
-        (lvl1, 2, "delete", {"msg": "a", "lvl": "1"}, "2024-03-01 00:03:30", None, True, True),
-        (lvl2, 1, "update", {"msg": "a", "lvl": "2"}, "2024-03-01 00:03:30", None, True, False),
+        (log, 1, "insert", {"msg": "a", "lvl": "1"}, "2024-03-01 00:01:30", "2024-03-01 00:03:30", False, False),
+        (log, 2, "update", {"msg": "a", "lvl": "2"}, "2024-03-01 00:03:30", None, True, False),
     ]
-    assert current(lake, "shop_ck", "logs") == [(lvl2, {"msg": "a", "lvl": "2"})]
+    assert current(lake, "shop_ck", "logs") == [(log, {"msg": "a", "lvl": "2"})]
 
 
 def test_ckafka_stream_events(lake, built):
@@ -726,7 +734,7 @@ def test_ckafka_stream_events(lake, built):
     )
     # the duplicate delivery of K4 is one change
     assert key_sources == [
-        {"source_table": "logs", "key_source": "whole_row", "changes": 2},
+        {"source_table": "logs", "key_source": "row_image", "changes": 2},
         {"source_table": "users", "key_source": "ddl", "changes": 6},
     ]
     assert quarantine_reasons(lake, "ckafka_format_one", "ckafka_bad") == [
@@ -737,14 +745,14 @@ def test_ckafka_stream_events(lake, built):
     ]
 
 
-def test_whole_row_key_warning(lake, built):
+def test_row_image_key_warning(lake, built):
     results = {r.node.name: r for r in built["result"].results}
-    warning = results["warn_cdc_tables_keyed_by_whole_row"]
+    warning = results["warn_cdc_tables_keyed_by_row_image"]
     assert warning.status == "warn"
     assert warning.failures == 3
     assert lake.rows(
         "select source_database, source_table from {schema}.int_cdc__changes_keyed "
-        "where key_source = 'whole_row' group by source_database, source_table order by 1, 2"
+        "where key_source = 'row_image' group by source_database, source_table order by 1, 2"
     ) == [
         {"source_database": "inventory", "source_table": "customers"},
         {"source_database": "membership", "source_table": "page_views"},
@@ -825,7 +833,8 @@ def test_sample_data_streams(lake, built):
         {"source_format": "ckafka_format_one", "source_database": "membership", "source_table": "members",
          "keys": [pk(id="100")]},
         {"source_format": "ckafka_format_one", "source_database": "membership", "source_table": "page_views",
-         "keys": [pk(member_id="100", path="/tea", seen_at="2024-06-03 08:02:00")]},
+         "keys": [row_image_chain(lake, "membership", "page_views",
+                                  {"member_id": "100", "path": "/tea", "seen_at": "2024-06-03 08:02:00"})]},
         {"source_format": "kafka_river_canal", "source_database": "retail", "source_table": "customers",
          "keys": [pk(id="1"), pk(id="2")]},
         {"source_format": "kafka_river_canal", "source_database": "retail", "source_table": "orders",

@@ -71,7 +71,7 @@ def built(lake, tmp_path_factory):
         TRUNCATED,
         MISSING_COMMA,
         json.dumps(canal("INSERT", None, [{"id": "1"}], es=6_000)),  # missing table name
-        json.dumps(canal("INSERT", "nokey", [{"a": "1"}], es=6_000, pk=None)),  # no primary key
+        json.dumps(canal("INSERT", "nokey", [{"a": "1"}], es=6_000)),  # its key column id is missing
         '["x", "y"]',  # JSON, but not objects
         json.dumps(canal("UPSERT", "t", [{"id": "9"}], es=6_000)),  # unknown type
     ]
@@ -185,9 +185,8 @@ def test_quarantine_reasons_are_specific(built):
             (
                 "canal_json",
                 0,
-                "no primary key: the message names no key columns and neither the seed cdc_table_keys nor a "
-                "DDL statement gives them",
-                json.dumps(canal("INSERT", "nokey", [{"a": "1"}], es=6_000, pk=None)),
+                "key column(s) id missing from the row image",
+                json.dumps(canal("INSERT", "nokey", [{"a": "1"}], es=6_000)),
             ),
             (
                 "canal_json",

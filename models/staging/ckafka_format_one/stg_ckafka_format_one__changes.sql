@@ -4,7 +4,7 @@
     full row images in `NEW_VALUES` (I, U) and `OLD_VALUES` (U, D), as JSON objects or as strings
     holding one. `TIME` (yyyyMMddHHmmss) is the source's local time, in the zone of
     var('cdc_ckafka_time_zone'). The format names no key columns: keys come from the seed or the
-    table's latest DDL downstream, else the whole row image (var('cdc_whole_row_key_formats')).
+    table's latest DDL downstream, else the table is keyed by row image (int_cdc__row_image_chains).
     The connector writes DDL in the canal shape (`isDdl`, `sql`, `type`, `es` in seconds) to the
     same topic: those messages are read here as DDL.
     The message is parsed as map<string, string> because the canal-shaped DDL fields (`type`,
