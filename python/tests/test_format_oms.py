@@ -858,12 +858,17 @@ def test_oms_shareplex_edge_cases(built):
          r["after"], r["quarantine_reason"])
         for r in rows
     ] == EXPECTED_EDGE_SHAREPLEX
-    # downstream: the row without meta.rowid has no key; the well-formed rowid keys its row
+    # downstream: the row without meta.rowid (and no key known) is keyed by row image; the
+    # well-formed rowid keys its row
     assert sorted(
         r["reason"] for r in built.rows(
             "select reason from {schema}.cdc_quarantine where source_uri like '%edge_shareplex.jsonl'"
         )
-    ) == sorted([row[-1] for row in EXPECTED_EDGE_SHAREPLEX if row[-1] is not None] + [NO_KEY])
+    ) == sorted(row[-1] for row in EXPECTED_EDGE_SHAREPLEX if row[-1] is not None)
+    assert [r["key_source"] for r in built.rows(
+        "select key_source from {schema}.cdc_changes where source_uri like '%edge_shareplex.jsonl' "
+        "and source_table != 't_sp'"
+    )] == ["row_image"]
     assert built.rows(
         "select primary_key, key_columns, key_source from {schema}.cdc_changes "
         "where source_database = 'oms_edge' and source_table = 't_sp'"
