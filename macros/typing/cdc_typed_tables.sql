@@ -62,8 +62,9 @@
         The source_database a typed macro reads for (database, table), checked against cdc_columns
         at execution time: the name as given when cdc_columns has the table; else the one
         `<tenant>.<database>` that has it (OMS names a database with its tenant, `obt1.mydb`);
-        else the build fails naming the closest tables (same table name first, then by edit
-        distance). While dbt parses, and when cdc_columns does not exist yet, the name as given.
+        else the build fails naming the closest tables (same table name first, then tables of the
+        same database, then by edit distance). While dbt parses, and when cdc_columns does not
+        exist yet, the name as given.
     -#}
     {%- if not execute -%}
         {{ return(database) }}
@@ -98,6 +99,15 @@
                 false
                 {%- endif %} as is_tenant_match,
                 coalesce(source_table = {{ cdc_sql_string(table) }}, false) as is_same_table,
+                {% if database is not none -%}
+                coalesce(
+                    source_database = {{ cdc_sql_string(database) }}
+                    or right(source_database, {{ (database | string | length) + 1 }}) = {{ cdc_sql_string('.' ~ database) }},
+                    false
+                )
+                {%- else -%}
+                source_database is null
+                {%- endif %} as is_same_database,
                 levenshtein(concat_ws('.', source_database, source_table), {{ cdc_sql_string(wanted) }}) as distance
             from tables
         )
@@ -108,7 +118,9 @@
             is_exact,
             is_tenant_match
         from matches
-        order by is_exact desc, is_tenant_match desc, is_same_table desc, distance, source_database, source_table
+        order by
+            is_exact desc, is_tenant_match desc, is_same_table desc, is_same_database desc, distance,
+            source_database, source_table
         limit 5
     {%- endset -%}
     {%- set rows = run_query(query).rows -%}
