@@ -43,32 +43,14 @@ closed as (
             0
         ) as closed_in_landing
     from numbered
+),
+
+versions as (
+    select
+        *,
+        valid_to is null as is_current
+    from closed
 )
 
-select
-    source_database,
-    source_table,
-    primary_key,
-    version_number,
-    row,
-    op,
-    valid_from,
-    valid_to,
-    valid_to is null as is_current,
-    is_deleted,
-    source_format,
-    change_id,
-    event_ts,
-    source_log_file,
-    source_log_pos,
-    emitted_ts,
-    source_batch_id,
-    landing_seq,
-    message_index,
-    element_index,
-    row_index,
-    split_order,
-    message_id,
-    landed_at,
-    closed_in_landing
-from closed
+select {{ cdc_history_columns() }}
+from versions

@@ -8,32 +8,27 @@
     live rows are several rows, each with its own primary_key).
 -#}
 
+{%- set live_row_columns -%}
+    source_database,
+    source_table,
+    primary_key,
+    row,
+    valid_from as last_changed_ts,
+    op as last_op,
+    version_number,
+    source_format
+{%- endset %}
+
 with
 
 live_keyed_rows as (
-    select
-        source_database,
-        source_table,
-        primary_key,
-        row,
-        valid_from as last_changed_ts,
-        op as last_op,
-        version_number,
-        source_format
+    select {{ live_row_columns }}
     from {{ ref('int_cdc__history_versions') }}
     where stored_in_landing = 0 and not is_deleted
 ),
 
 live_row_image_rows as (
-    select
-        source_database,
-        source_table,
-        primary_key,
-        row,
-        valid_from as last_changed_ts,
-        op as last_op,
-        version_number,
-        source_format
+    select {{ live_row_columns }}
     from {{ ref('int_cdc__row_image_versions') }}
     where is_current and not is_deleted
 )

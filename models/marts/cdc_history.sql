@@ -33,31 +33,7 @@ newest_chains as (
 
 keyed_versions as (
     select {{ broadcast_newest_chains }}
-        versions.source_database,
-        versions.source_table,
-        versions.primary_key,
-        versions.version_number,
-        versions.row,
-        versions.op,
-        versions.valid_from,
-        versions.valid_to,
-        versions.is_current,
-        versions.is_deleted,
-        versions.source_format,
-        versions.change_id,
-        versions.event_ts,
-        versions.source_log_file,
-        versions.source_log_pos,
-        versions.emitted_ts,
-        versions.source_batch_id,
-        versions.landing_seq,
-        versions.message_index,
-        versions.element_index,
-        versions.row_index,
-        versions.split_order,
-        versions.message_id,
-        versions.landed_at,
-        versions.closed_in_landing
+        {{ cdc_history_columns('versions') }}
     from versions
     left anti join newest_chains
         on
@@ -66,32 +42,7 @@ keyed_versions as (
 ),
 
 row_image_versions as (
-    select
-        source_database,
-        source_table,
-        primary_key,
-        version_number,
-        row,
-        op,
-        valid_from,
-        valid_to,
-        is_current,
-        is_deleted,
-        source_format,
-        change_id,
-        event_ts,
-        source_log_file,
-        source_log_pos,
-        emitted_ts,
-        source_batch_id,
-        landing_seq,
-        message_index,
-        element_index,
-        row_index,
-        split_order,
-        message_id,
-        landed_at,
-        closed_in_landing
+    select {{ cdc_history_columns() }}
     from {{ ref('int_cdc__row_image_versions') }}
 )
 
