@@ -7,6 +7,7 @@ PYTHON="${PYTHON:-python3.11}"
 command -v "$PYTHON" >/dev/null 2>&1 || PYTHON=python3
 command -v java >/dev/null 2>&1 || { echo "setup: Java 17 is required (java not found on PATH)" >&2; exit 1; }
 command -v javac >/dev/null 2>&1 || { echo "setup: a JDK 17 is required (javac not found on PATH; install openjdk-17-jdk-headless)" >&2; exit 1; }
+command -v mvn >/dev/null 2>&1 || { echo "setup: Maven 3.8 or later is required (mvn not found on PATH; install maven)" >&2; exit 1; }
 if [ ! -x .venv/bin/python ]; then
   echo "setup: creating .venv with $PYTHON"
   "$PYTHON" -m venv .venv
@@ -18,8 +19,9 @@ fi
 echo "setup: installing cdc-lake$extra and its dependencies into .venv (pip; about a minute on a fresh machine)"
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet -e ".$extra"
-# Compile the JVM functions the Spark sessions load (python/cdc_lake/jvm/, see scripts/build_jvm.sh).
-echo "setup: the JVM functions jar (javac)"
+# The JVM functions the Spark sessions load: pom.xml builds python/cdc_lake/jvm/src into
+# python/cdc_lake/jvm/cdc-lake-functions.jar (its JUnit tests are scripts/test.sh's "java tests").
+echo "setup: the JVM functions jar (Maven)"
 bash scripts/build_jvm.sh
 # Generate the Canal protobuf classes from python/cdc_lake/proto/canal.proto now (protoc from
 # grpcio-tools), so that the first landing does not have to.

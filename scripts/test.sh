@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Set up (with dev tools), lint the SQL, and run the whole test suite; print each phase's wall time
-# and the slowest tests at the end. Arguments go to pytest (e.g. a module, -k, -x).
+# Set up (with dev tools), lint the SQL, run the JUnit tests of the JVM functions and the whole
+# test suite; print each phase's wall time and the slowest tests at the end. Arguments go to pytest
+# (e.g. a module, -k, -x).
 # CDC_LAKE_LONG_TESTS=1 runs the reliability tests (soak, crash points, fuzz) at their long size, as
 # the nightly workflow does.
 set -euo pipefail
@@ -16,6 +17,21 @@ started=$SECONDS
 .venv/bin/sqlfluff lint models macros tests --disable-progress-bar --processes "$(nproc)"
 lint_s=$((SECONDS - started))
 
+echo "== java tests"
+# The JUnit tests of the JVM functions (pom.xml, python/cdc_lake/jvm/test): each class's line and
+# the total; the whole Maven log when one fails (then pytest does not run).
+started=$SECONDS
+java_log="$(mktemp)"
+if ! mvn -B -ntp test >"$java_log" 2>&1; then
+  cat "$java_log"
+  rm -f "$java_log"
+  echo "java tests failed: see above" >&2
+  exit 1
+fi
+grep -E '^\[INFO\] Tests run:' "$java_log" | sed 's/^\[INFO\] //'
+rm -f "$java_log"
+java_s=$((SECONDS - started))
+
 echo "== pytest"
 # Two worker processes (CDC_LAKE_TEST_WORKERS; 0 runs in this process), each with its own Spark
 # session; a module runs whole on one worker (--dist loadfile: its fixtures are set up once), in the
@@ -30,7 +46,7 @@ status=${PIPESTATUS[0]}
 set -e
 tests_s=$((SECONDS - started))
 
-echo "== wall time: setup ${setup_s} s, lint ${lint_s} s, tests ${tests_s} s, total $((setup_s + lint_s + tests_s)) s"
+echo "== wall time: setup ${setup_s} s, lint ${lint_s} s, java tests ${java_s} s, tests ${tests_s} s, total $((setup_s + lint_s + java_s + tests_s)) s"
 # pytest's closing line again, so that it is the last line of the run
 grep -E '^=+ .*(passed|failed|error|no tests ran).* =+$' "$log" | tail -1 || true
 exit "$status"

@@ -14,8 +14,8 @@ from pathlib import Path
 
 
 FUNCTIONS_JAR = Path(__file__).resolve().parent / "jvm" / "cdc-lake-functions.jar"
-"""The jar of the project's JVM functions that scripts/build_jvm.sh builds (profiles.yml names it
-relative to the project root: python/cdc_lake/jvm/cdc-lake-functions.jar)."""
+"""The jar of the project's JVM functions that scripts/build_jvm.sh builds with Maven (pom.xml;
+profiles.yml names it relative to the project root: python/cdc_lake/jvm/cdc-lake-functions.jar)."""
 
 SHORT_RUN_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m -XX:+UseParallelGC"
 """Driver JVM options for short runs over small data (the demo, the test suite): compile with C1
