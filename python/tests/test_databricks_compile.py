@@ -187,7 +187,8 @@ def _manifest(state: Path) -> dict[str, Any]:
 def test_databricks_target_compiles_every_model_and_test(
     workspace: FakeWorkspace, dbt_state: Path, lake: Any
 ) -> None:
-    _dbt(dbt_state, "compile", "--target", "databricks")
+    # with the example analyst models (off by default), so that every model and test compiles
+    _dbt(dbt_state, "compile", "--target", "databricks", "--vars", '{"cdc_examples": true}')
     manifest = _manifest(dbt_state)
 
     models = {n["name"]: n for n in manifest["nodes"].values() if n["resource_type"] == "model"}
