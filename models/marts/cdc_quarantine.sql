@@ -29,56 +29,63 @@ quarantined_events as (
     where event_kind = 'quarantine'
 ),
 
-keyless_rows as (
-    {#- staging keeps raw_message on quarantine rows only: a keyless change takes it from landing -#}
+unusable_changes as (
+    -- row changes without a usable key: none resolves, or (a table keyed by row image) the before
+    -- image matches no live row
     select
-        keyless.source_format,
-        coalesce(landed.message_text, base64(landed.message_bytes)) as raw_message,
-        keyless.key_problem as reason,
-        keyless.source_database,
-        keyless.source_table,
-        keyless.message_id,
-        keyless.landing_seq,
-        keyless.message_index,
-        keyless.element_index,
-        keyless.row_index,
-        keyless.source_uri,
-        keyless.kafka_topic,
-        keyless.kafka_partition,
-        keyless.kafka_offset,
-        keyless.landed_at
-    from {{ ref('int_cdc__changes_keyed') }} as keyless
-    inner join {{ source('cdc_landing', 'raw_messages') }} as landed
-        on
-            keyless.message_id = landed.message_id
-            and keyless.landing_seq = landed.landing_seq
-    where keyless.key_problem is not null
+        source_format,
+        key_problem as reason,
+        source_database,
+        source_table,
+        message_id,
+        landing_seq,
+        message_index,
+        element_index,
+        row_index,
+        landed_at
+    from {{ ref('int_cdc__changes_keyed') }}
+    where key_problem is not null
+
+    union all
+
+    select
+        source_format,
+        chain_problem as reason,
+        source_database,
+        source_table,
+        message_id,
+        landing_seq,
+        message_index,
+        element_index,
+        row_index,
+        landed_at
+    from {{ ref('int_cdc__row_image_chains') }}
+    where chain_problem is not null
 ),
 
-unchained_rows as (
-    {#- a change of a table keyed by row image whose before image matches no live row -#}
+unusable_change_rows as (
+    {#- staging keeps raw_message on quarantine rows only: a change takes it from landing -#}
     select
-        unchained.source_format,
+        unusable.source_format,
         coalesce(landed.message_text, base64(landed.message_bytes)) as raw_message,
-        unchained.chain_problem as reason,
-        unchained.source_database,
-        unchained.source_table,
-        unchained.message_id,
-        unchained.landing_seq,
-        unchained.message_index,
-        unchained.element_index,
-        unchained.row_index,
+        unusable.reason,
+        unusable.source_database,
+        unusable.source_table,
+        unusable.message_id,
+        unusable.landing_seq,
+        unusable.message_index,
+        unusable.element_index,
+        unusable.row_index,
         landed.source_uri,
         landed.kafka_topic,
         landed.kafka_partition,
         landed.kafka_offset,
-        unchained.landed_at
-    from {{ ref('int_cdc__row_image_chains') }} as unchained
+        unusable.landed_at
+    from unusable_changes as unusable
     inner join {{ source('cdc_landing', 'raw_messages') }} as landed
         on
-            unchained.message_id = landed.message_id
-            and unchained.landing_seq = landed.landing_seq
-    where unchained.chain_problem is not null
+            unusable.message_id = landed.message_id
+            and unusable.landing_seq = landed.landing_seq
 ),
 
 requeued_messages as (
@@ -90,9 +97,7 @@ requeued_messages as (
 quarantined as (
     select * from quarantined_events
     union all
-    select * from keyless_rows
-    union all
-    select * from unchained_rows
+    select * from unusable_change_rows
 )
 
 select quarantined.*

@@ -58,6 +58,7 @@ SLOWEST_MODULES = (
     "test_reliability.py",
     "test_canal_debezium.py",
     "test_format_river_cloudcanal_ckafka.py",
+    "test_row_image_chains.py",  # about 3.5 (4 builds, one a full refresh)
     "test_format_binary.py",
     "test_cli_errors.py",
 )
