@@ -42,27 +42,32 @@ table_sequences as (
     select
         source_database,
         source_table,
-        array_sort(collect_list(struct(chain_position, op, before_image_id, after_image_id))) as ordered_changes
+        array_sort(collect_list(struct(chain_position, change_id, op, before_image_id, after_image_id)))
+            as ordered_changes
     from positioned
     group by source_database, source_table
 ),
 
 table_chains as (
+    -- per change of a table (by chain_position), the change_id of the change that started its row
     select
         source_database,
         source_table,
-        {{ cdc_chain_row_images(
-            'transform(ordered_changes, change -> change.op)',
-            'transform(ordered_changes, change -> change.before_image_id)',
-            'transform(ordered_changes, change -> change.after_image_id)'
-        ) }} as start_positions
+        transform(
+            {{ cdc_chain_row_images(
+                'transform(ordered_changes, change -> change.op)',
+                'transform(ordered_changes, change -> change.before_image_id)',
+                'transform(ordered_changes, change -> change.after_image_id)'
+            ) }},
+            start_position -> ordered_changes[start_position].change_id
+        ) as start_change_ids
     from table_sequences
 ),
 
 chained as (
     select
         positioned.*,
-        table_chains.start_positions[positioned.chain_position] as start_position
+        table_chains.start_change_ids[positioned.chain_position] as start_change_id
     from positioned
     inner join table_chains
         on
@@ -70,49 +75,42 @@ chained as (
             and positioned.source_table <=> table_chains.source_table
 ),
 
-chain_starts as (
+row_keyed as (
     select
-        source_database,
-        source_table,
-        chain_position,
-        change_id as start_change_id
-    from positioned
+        * except (primary_key),
+        primary_key as image_key,
+        case
+            when start_change_id is not null then to_json(named_struct('row_image_chain', start_change_id))
+        end as row_key
+    from chained
 )
 
 select
-    chained.change_id,
-    chained.source_format,
-    chained.source_database,
-    chained.source_table,
-    chained.op,
-    to_json(named_struct('row_image_chain', chain_starts.start_change_id)) as primary_key,
+    change_id,
+    source_format,
+    source_database,
+    source_table,
+    op,
+    row_key as primary_key,
+    case when op = 'update' then row_key end as before_primary_key,
+    image_key,
+    before,
+    after,
+    event_ts,
+    source_log_file,
+    source_log_pos,
+    emitted_ts,
+    source_batch_id,
+    message_id,
+    landing_seq,
+    message_index,
+    element_index,
+    row_index,
+    landed_at,
     case
-        when chained.op = 'update'
-            then to_json(named_struct('row_image_chain', chain_starts.start_change_id))
-    end as before_primary_key,
-    chained.primary_key as image_key,
-    chained.before,
-    chained.after,
-    chained.event_ts,
-    chained.source_log_file,
-    chained.source_log_pos,
-    chained.emitted_ts,
-    chained.source_batch_id,
-    chained.message_id,
-    chained.landing_seq,
-    chained.message_index,
-    chained.element_index,
-    chained.row_index,
-    chained.landed_at,
-    case
-        when chain_starts.start_change_id is null
+        when start_change_id is null
             then
-                'no live row to ' || chained.op || ': the table has no key, and its before image '
+                'no live row to ' || op || ': the table has no key, and its before image '
                 || 'matches no live row (keyed by row image; add its key to the seed cdc_table_keys)'
     end as chain_problem
-from chained
-left join chain_starts
-    on
-        chained.source_database <=> chain_starts.source_database
-        and chained.source_table <=> chain_starts.source_table
-        and chained.start_position = chain_starts.chain_position
+from row_keyed
