@@ -88,26 +88,16 @@
             select
                 source_database,
                 source_table,
-                coalesce(source_database <=> {{ cdc_sql_string(database) }} and source_table = {{ cdc_sql_string(table) }}, false) as is_exact,
+                coalesce(source_database <=> {{ cdc_sql_string(database) }}, false) as is_named_database,
                 {% if database is not none -%}
                 coalesce(
-                    source_table = {{ cdc_sql_string(table) }}
-                    and right(source_database, {{ (database | string | length) + 1 }}) = {{ cdc_sql_string('.' ~ database) }},
+                    right(source_database, {{ (database | string | length) + 1 }}) = {{ cdc_sql_string('.' ~ database) }},
                     false
                 )
                 {%- else -%}
                 false
-                {%- endif %} as is_tenant_match,
+                {%- endif %} as is_tenant_database,
                 coalesce(source_table = {{ cdc_sql_string(table) }}, false) as is_same_table,
-                {% if database is not none -%}
-                coalesce(
-                    source_database = {{ cdc_sql_string(database) }}
-                    or right(source_database, {{ (database | string | length) + 1 }}) = {{ cdc_sql_string('.' ~ database) }},
-                    false
-                )
-                {%- else -%}
-                source_database is null
-                {%- endif %} as is_same_database,
                 levenshtein(concat_ws('.', source_database, source_table), {{ cdc_sql_string(wanted) }}) as distance
             from tables
         )
@@ -115,12 +105,12 @@
         select
             source_database,
             source_table,
-            is_exact,
-            is_tenant_match
+            is_named_database and is_same_table as is_exact,
+            is_tenant_database and is_same_table as is_tenant_match
         from matches
         order by
-            is_exact desc, is_tenant_match desc, is_same_table desc, is_same_database desc, distance,
-            source_database, source_table
+            is_exact desc, is_tenant_match desc, is_same_table desc,
+            (is_named_database or is_tenant_database) desc, distance, source_database, source_table
         limit 5
     {%- endset -%}
     {%- set rows = run_query(query).rows -%}

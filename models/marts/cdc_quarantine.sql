@@ -6,6 +6,19 @@
     A view (over the staging models' quarantine rows), so a build does not rescan all history.
 -#}
 {{ config(materialized='view') }}
+
+{%- set change_columns -%}
+    source_format,
+        source_database,
+        source_table,
+        message_id,
+        landing_seq,
+        message_index,
+        element_index,
+        row_index,
+        landed_at
+{%- endset %}
+
 with
 
 quarantined_events as (
@@ -33,32 +46,16 @@ unusable_changes as (
     -- row changes without a usable key: none resolves, or (a table keyed by row image) the before
     -- image matches no live row
     select
-        source_format,
-        key_problem as reason,
-        source_database,
-        source_table,
-        message_id,
-        landing_seq,
-        message_index,
-        element_index,
-        row_index,
-        landed_at
+        {{ change_columns }},
+        key_problem as reason
     from {{ ref('int_cdc__changes_keyed') }}
     where key_problem is not null
 
     union all
 
     select
-        source_format,
-        chain_problem as reason,
-        source_database,
-        source_table,
-        message_id,
-        landing_seq,
-        message_index,
-        element_index,
-        row_index,
-        landed_at
+        {{ change_columns }},
+        chain_problem as reason
     from {{ ref('int_cdc__row_image_chains') }}
     where chain_problem is not null
 ),
