@@ -141,7 +141,7 @@ def server_command(
         "--name",
         "cdc-lake thrift server",
         "--master",
-        os.environ.get("CDC_LAKE_SPARK_MASTER", "local[*]"),
+        settings.spark_master,
         "--driver-memory",
         conf["spark.driver.memory"],
     ]

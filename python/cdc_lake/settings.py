@@ -43,6 +43,7 @@ class Settings:
     shuffle_partitions: str
     functions_jar: Path
     jvm_options: str = ""
+    spark_master: str = "local[*]"
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -58,6 +59,8 @@ class Settings:
     def spark_conf(self) -> dict[str, str]:
         """Spark configuration shared by every embedded session of the project."""
         conf = {
+            # local[*] (embedded), or a cluster's master URL, e.g. spark://host:7077 (docs/architecture.md)
+            "spark.master": self.spark_master,
             "spark.sql.warehouse.dir": str(self.warehouse_dir),
             "spark.hadoop.javax.jdo.option.ConnectionURL": (
                 f"jdbc:derby:;databaseName={self.metastore_dir};create=true"
@@ -98,5 +101,6 @@ def load_settings() -> Settings:
         shuffle_partitions=_env("CDC_LAKE_SHUFFLE_PARTITIONS", "8"),
         functions_jar=Path(_env("CDC_LAKE_FUNCTIONS_JAR", str(FUNCTIONS_JAR))).absolute(),
         jvm_options=_env("CDC_LAKE_JVM_OPTIONS", ""),
+        spark_master=_env("CDC_LAKE_SPARK_MASTER", "local[*]"),
         extra=extra,
     )

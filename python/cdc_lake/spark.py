@@ -23,9 +23,7 @@ def get_spark(settings: Settings | None = None) -> "SparkSession":
     settings = settings or load_settings()
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-    builder = SparkSession.builder.appName("cdc-lake").master(
-        os.environ.get("CDC_LAKE_SPARK_MASTER", "local[*]")
-    )
+    builder = SparkSession.builder.appName("cdc-lake")
     for key, value in settings.spark_conf().items():
         builder = builder.config(key, value)
     spark = builder.enableHiveSupport().getOrCreate()
