@@ -59,7 +59,7 @@ class Settings:
     def spark_conf(self) -> dict[str, str]:
         """Spark configuration shared by every embedded session of the project."""
         conf = {
-            # local[*] (embedded), or a cluster's master URL, e.g. spark://host:7077 (docs/architecture.md)
+            # local[*] (embedded), or a cluster's master URL, e.g. spark://host:7077 (CDC_LAKE_SPARK_MASTER)
             "spark.master": self.spark_master,
             "spark.sql.warehouse.dir": str(self.warehouse_dir),
             "spark.hadoop.javax.jdo.option.ConnectionURL": (
