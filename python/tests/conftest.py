@@ -49,6 +49,7 @@ def run_size(variable: str, *, ci: int, long: int) -> int:
 SLOWEST_MODULES = (
     "test_crash_safety.py",  # about 6.5 minutes
     "test_incremental.py",  # about 4
+    "test_standalone_cluster.py",  # about 5 (a local run, then 4 applications on a cluster)
     "test_thrift.py",  # about 3
     "test_soak.py",  # about 3 (4 batches; 20 with CDC_LAKE_LONG_TESTS=1)
     "test_failure_injection.py",  # 7 builds, 4 of them failing part-way
