@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
 import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -134,6 +135,20 @@ def lake() -> Iterator[Lake]:
         handle = Lake(Path(tmp))
         handle.start()
         yield handle
+
+
+def run_checked(args: list[str], env: dict[str, str], timeout: float = 1800) -> subprocess.CompletedProcess[str]:
+    """Run a command of the project (cdc-lake, dbt...) in the project root; fail the test with the
+    end of its output unless it exits 0."""
+    result = subprocess.run(
+        args, cwd=Path(__file__).resolve().parents[2], env=env, capture_output=True, text=True,
+        timeout=timeout, stdin=subprocess.DEVNULL,
+    )
+    assert result.returncode == 0, (
+        f"{' '.join(args)} exited {result.returncode}\n--- stdout\n{result.stdout[-4000:]}\n"
+        f"--- stderr\n{result.stderr[-4000:]}"
+    )
+    return result
 
 
 def write_jsonl(path: Path, messages: Sequence[str | dict]) -> Path:

@@ -41,7 +41,7 @@ from cdc_lake.dbt import PROJECT_DIR
 from cdc_lake.serve import spark_home
 from cdc_lake.settings import SHORT_RUN_JVM_OPTIONS
 
-from conftest import UNREAD_AND_TYPING
+from conftest import UNREAD_AND_TYPING, run_checked
 
 pytestmark = pytest.mark.slow
 
@@ -229,17 +229,6 @@ def _wait_for_workers(cluster: Cluster, processes: list[subprocess.Popen[bytes]]
     pytest.fail(f"{alive} of {WORKERS} workers registered with {cluster.master_url} within {timeout} s\n{logs}")
 
 
-def _run(args: list[str], env: dict[str, str], timeout: float = 1200) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run(
-        args, cwd=PROJECT_DIR, env=env, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
-    )
-    assert result.returncode == 0, (
-        f"{' '.join(args)} exited {result.returncode}\n--- stdout\n{result.stdout[-4000:]}\n"
-        f"--- stderr\n{result.stderr[-4000:]}"
-    )
-    return result
-
-
 @dataclass
 class Runs:
     """The compared tables of both runs, what the reader saw on the cluster, and its event logs."""
@@ -288,10 +277,10 @@ def runs(cluster: Cluster, lake, tmp_path_factory: pytest.TempPathFactory) -> Ru
     env.pop("CDC_LAKE_TARGET", None)
     started = time.monotonic()
     for format_id, inputs in LANDINGS:
-        _run([str(VENV_BIN / "cdc-lake"), "land", "--format", format_id, *map(str, inputs)], env)
+        run_checked([str(VENV_BIN / "cdc-lake"), "land", "--format", format_id, *map(str, inputs)], env)
     seconds["cluster land"] = time.monotonic() - started
     started = time.monotonic()
-    _run(
+    run_checked(
         [str(VENV_BIN / "dbt"), "--quiet", "build", *BUILD, "--project-dir", str(PROJECT_DIR),
          "--profiles-dir", str(PROJECT_DIR / "profiles"), "--target-path", str(root / "dbt" / "target"),
          "--log-path", str(root / "dbt" / "logs")],
@@ -300,7 +289,7 @@ def runs(cluster: Cluster, lake, tmp_path_factory: pytest.TempPathFactory) -> Ru
     seconds["cluster build"] = time.monotonic() - started
     started = time.monotonic()
     queries = compared_queries(SCHEMA, RAW_SCHEMA)
-    result = _run([sys.executable, "-c", READER, json.dumps(queries)], env)
+    result = run_checked([sys.executable, "-c", READER, json.dumps(queries)], env)
     seconds["cluster read"] = time.monotonic() - started
     line = next(line for line in result.stdout.splitlines() if line.startswith("READER "))
     clustered = json.loads(line.removeprefix("READER "))

@@ -33,6 +33,7 @@ from typing import Any
 import pytest
 
 from cdc_lake.dbt import PROJECT_DIR
+from conftest import run_checked
 
 pytestmark = [pytest.mark.thrift, pytest.mark.slow]
 
@@ -71,19 +72,8 @@ def _sample_inputs(tmp: Path) -> tuple[list[Path], list[Path]]:
     return canal, debezium
 
 
-def _run(args: list[str], env: dict[str, str], timeout: float = 1800) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run(
-        args, cwd=PROJECT_DIR, env=env, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
-    )
-    assert result.returncode == 0, (
-        f"{' '.join(args)} exited {result.returncode}\n--- stdout\n{result.stdout[-4000:]}\n"
-        f"--- stderr\n{result.stderr[-4000:]}"
-    )
-    return result
-
-
 def _dbt(command: list[str], env: dict[str, str], state: Path) -> None:
-    _run(
+    run_checked(
         [
             str(VENV_BIN / "dbt"),
             *command,
@@ -152,8 +142,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     }
     env.pop("CDC_LAKE_TARGET", None)
     canal, debezium = _sample_inputs(root)
-    _run([str(VENV_BIN / "cdc-lake"), "land", "--format", "canal_json", *map(str, canal)], env)
-    _run([str(VENV_BIN / "cdc-lake"), "land", "--format", "debezium_json", *map(str, debezium)], env)
+    run_checked([str(VENV_BIN / "cdc-lake"), "land", "--format", "canal_json", *map(str, canal)], env)
+    run_checked([str(VENV_BIN / "cdc-lake"), "land", "--format", "debezium_json", *map(str, debezium)], env)
     # The embedded reference: only what cdc_current and cdc_history need, without tests.
     _dbt(
         ["build", "--select", "+cdc_current", "+cdc_history",
