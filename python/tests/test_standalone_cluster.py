@@ -16,8 +16,6 @@ The test compares cdc_current, cdc_history, cdc_ddl and cdc_quarantine row for r
 wall-clock time, landed_at, replaced by the landing's number wherever it appears), and checks from
 each application's event log (spark.eventLog, set in a spark-defaults.conf of the test's own
 SPARK_CONF_DIR) that tasks ran on the executors of both workers and none failed.
-
-Runs under either table format: CDC_LAKE_TABLE_FORMAT=delta ships the Delta jars too.
 """
 
 from __future__ import annotations
