@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # What a build costs on tiny data, where per-table overhead (commits, snapshots, code generation)
 # is all there is: `cdc-lake demo` (land the 13 samples + build) in a lake of its own, then one
-# build with nothing new per variant of CDC_LAKE_SPARK_CONF given (spark.sql.* and
-# spark.databricks.delta.* settings; the dbt hook cdc_apply_spark_conf applies them).
+# build with nothing new per variant of CDC_LAKE_SPARK_CONF given (settings the dbt hook
+# cdc_apply_spark_conf can apply to a running session).
 #
 # Usage: benchmarks/build_overhead.sh [LABEL=CONF ...]
 #   e.g. benchmarks/build_overhead.sh base= \
