@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -18,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from cdc_lake.dbt import PROJECT_DIR
 from cdc_lake.settings import SHORT_RUN_JVM_OPTIONS
 
 # Every Spark driver of the suite (this process's and the subprocesses', which copy os.environ) runs
@@ -137,12 +140,23 @@ def lake() -> Iterator[Lake]:
         yield handle
 
 
+VENV_BIN = Path(sys.executable).parent
+"""The folder of the test's Python, its `cdc-lake` and its `dbt`."""
+
+
+def free_port() -> int:
+    """A TCP port of 127.0.0.1 that nothing listens on (released before it is returned)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
 def run_checked(args: list[str], env: dict[str, str], timeout: float = 1800) -> subprocess.CompletedProcess[str]:
     """Run a command of the project (cdc-lake, dbt...) in the project root; fail the test with the
     end of its output unless it exits 0."""
     result = subprocess.run(
-        args, cwd=Path(__file__).resolve().parents[2], env=env, capture_output=True, text=True,
-        timeout=timeout, stdin=subprocess.DEVNULL,
+        args, cwd=PROJECT_DIR, env=env, capture_output=True, text=True, timeout=timeout,
+        stdin=subprocess.DEVNULL,
     )
     assert result.returncode == 0, (
         f"{' '.join(args)} exited {result.returncode}\n--- stdout\n{result.stdout[-4000:]}\n"

@@ -25,8 +25,8 @@ from cdc_lake.serve import (
     spark_home,
 )
 from cdc_lake.settings import load_settings
+from conftest import VENV_BIN, free_port
 
-VENV_BIN = Path(sys.executable).parent
 
 
 @pytest.fixture
@@ -108,11 +108,8 @@ def test_land_and_serve_say_the_metastore_is_locked(locked_metastore: Path, tmp_
     assert land.returncode == 3
     assert land.stderr.strip() == f"cdc-lake land: {hint}"
 
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
     serve = subprocess.run(
-        [str(VENV_BIN / "cdc-lake"), "serve", "--port", str(port)],
+        [str(VENV_BIN / "cdc-lake"), "serve", "--port", str(free_port())],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
     )
     assert serve.returncode == 1

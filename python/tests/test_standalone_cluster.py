@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -39,11 +38,10 @@ from cdc_lake.dbt import PROJECT_DIR
 from cdc_lake.serve import spark_home
 from cdc_lake.settings import SHORT_RUN_JVM_OPTIONS
 
-from conftest import UNREAD_AND_TYPING, run_checked
+from conftest import UNREAD_AND_TYPING, VENV_BIN, free_port, run_checked
 
 pytestmark = pytest.mark.slow
 
-VENV_BIN = Path(sys.executable).parent
 SPARK_HOME = spark_home()
 SAMPLES = PROJECT_DIR / "sample_data"
 SCHEMA = "cluster_test"
@@ -130,12 +128,6 @@ print("READER " + json.dumps(out))
 """
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def _tail(path: Path, chars: int = 3000) -> str:
     return path.read_text(errors="replace")[-chars:] if path.exists() else f"({path} missing)"
 
@@ -188,7 +180,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         "SPARK_CONF_DIR": str(root / "conf"),
     }
     (root / "conf").mkdir()
-    port, web_port = _free_port(), _free_port()
+    port, web_port = free_port(), free_port()
     cluster = Cluster(f"spark://127.0.0.1:{port}", f"http://127.0.0.1:{web_port}", root, [])
     processes = [
         _daemon(["org.apache.spark.deploy.master.Master", "--host", "127.0.0.1", "--port", str(port),
@@ -201,7 +193,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
             cluster.work_dirs.append(work_dir)
             processes.append(_daemon(
                 ["org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1", "--cores", "1", "--memory", "1g",
-                 "--work-dir", str(work_dir), "--webui-port", str(_free_port()), cluster.master_url],
+                 "--work-dir", str(work_dir), "--webui-port", str(free_port()), cluster.master_url],
                 root / f"worker{number}.log", env,
             ))
         _wait_for_workers(cluster, processes, timeout=180)

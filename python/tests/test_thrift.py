@@ -22,9 +22,7 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -33,21 +31,14 @@ from typing import Any
 import pytest
 
 from cdc_lake.dbt import PROJECT_DIR
-from conftest import run_checked
+from conftest import VENV_BIN, free_port, run_checked
 
 pytestmark = [pytest.mark.thrift, pytest.mark.slow]
 
-VENV_BIN = Path(sys.executable).parent
 EMBEDDED_SCHEMA = "thrift_test_embedded"
 SERVED_SCHEMA = "thrift_test_served"
 RAW_SCHEMA = "thrift_test_raw"
 PASSWORD = "thrift test pässwörd"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _sample_inputs(tmp: Path) -> tuple[list[Path], list[Path]]:
@@ -152,7 +143,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         root / "dbt-embedded",
     )
 
-    port = _free_port()
+    port = free_port()
     password_file = root / "serve-password"
     password_file.write_text(PASSWORD + "\n", encoding="utf-8")
     password_file.chmod(0o600)
