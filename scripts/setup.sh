@@ -23,6 +23,9 @@ echo "setup: installing cdc-lake$extra and its dependencies into .venv (pip; abo
 # python/cdc_lake/jvm/cdc-lake-functions.jar (its JUnit tests are scripts/test.sh's "java tests").
 echo "setup: the JVM functions jar (Maven)"
 bash scripts/build_jvm.sh
+# The JVM libraries the sessions load besides pyspark's, pinned in python/cdc_lake/jvm/deps/pom.xml.
+echo "setup: the JVM libraries (Maven)"
+bash scripts/fetch_jvm_deps.sh
 # Generate the Canal protobuf classes from python/cdc_lake/proto/canal.proto now (protoc from
 # grpcio-tools), so that the first landing does not have to.
 echo "setup: the Canal protobuf classes (protoc)"

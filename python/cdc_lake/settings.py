@@ -17,6 +17,10 @@ FUNCTIONS_JAR = Path(__file__).resolve().parent / "jvm" / "cdc-lake-functions.ja
 """The jar of the project's JVM functions that scripts/build_jvm.sh builds with Maven (pom.xml;
 profiles.yml names it relative to the project root: python/cdc_lake/jvm/cdc-lake-functions.jar)."""
 
+JVM_DEPS_DIR = Path(__file__).resolve().parent / "jvm" / "deps" / "lib"
+"""Where scripts/fetch_jvm_deps.sh copies the JVM libraries that python/cdc_lake/jvm/deps/pom.xml
+pins (profiles.yml names each one relative to the project root)."""
+
 SHORT_RUN_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m -XX:+UseParallelGC"
 """Driver JVM options for short runs over small data (the demo, the test suite): compile with C1
 only, in a code cache large enough for Spark's generated classes, and collect with the parallel
@@ -74,13 +78,28 @@ class Settings:
             "spark.sql.legacy.createHiveTableByDefault": "false",
             "spark.ui.enabled": "false",
             "spark.ui.showConsoleProgress": "false",
-            # the project's JVM functions (python/cdc_lake/jvm/, built by scripts/setup.sh)
-            "spark.jars": str(self.functions_jar),
+            # the project's JVM functions (python/cdc_lake/jvm/, built by scripts/setup.sh) and the
+            # libraries of python/cdc_lake/jvm/deps/pom.xml (fetched by scripts/setup.sh)
+            "spark.jars": ",".join([str(self.functions_jar), *runtime_jars()]),
             # the driver JVM's options (none by default: the JVM's own defaults)
             "spark.driver.extraJavaOptions": self.jvm_options,
         }
         conf.update(self.extra)
         return conf
+
+
+def runtime_jars() -> list[str]:
+    """The jars scripts/fetch_jvm_deps.sh fetched, each by name, or an error that says how to fetch them.
+
+    Not a glob: spark-submit expands one for the driver's class path, but a SparkContext hands
+    `spark.jars` to a cluster's executors as written, and they fail on `*.jar`."""
+    jars = sorted(str(jar) for jar in JVM_DEPS_DIR.glob("*.jar"))
+    if not jars:
+        raise RuntimeError(
+            f"the JVM libraries of cdc-lake are missing from {JVM_DEPS_DIR}: run scripts/setup.sh "
+            "(it fetches them with Maven from python/cdc_lake/jvm/deps/pom.xml)"
+        )
+    return jars
 
 
 def load_settings() -> Settings:

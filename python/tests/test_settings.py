@@ -37,8 +37,9 @@ def test_local_target_mirrors_settings(monkeypatch, tmp_path):
     profile_db = re.search(r"databaseName=([^;]+)", params.pop(url)).group(1)
     settings_db = re.search(r"databaseName=([^;]+)", conf.pop(url)).group(1)
     assert Path(profile_db).absolute() == Path(settings_db)
-    # the functions jar: settings finds it next to its package, whatever the working directory
-    assert PROJECT_DIR / params.pop("spark.jars") == Path(conf.pop("spark.jars"))
+    # the jars: settings finds them next to its package, whatever the working directory
+    profile_jars = [PROJECT_DIR / jar for jar in params.pop("spark.jars").split(",")]
+    assert profile_jars == [Path(jar) for jar in conf.pop("spark.jars").split(",")]
     assert params == conf
     assert local["schema"] == load_settings().schema
 
