@@ -30,4 +30,16 @@ bash scripts/fetch_jvm_deps.sh
 # grpcio-tools), so that the first landing does not have to.
 echo "setup: the Canal protobuf classes (protoc)"
 .venv/bin/python -c "from cdc_lake.proto import load_canal_pb2; load_canal_pb2()"
+# The tests' shared catalog (python/tests/test_catalog.py, `cdc-lake catalog start`) runs Debian's
+# PostgreSQL server programs; only --dev installs them (as root, with apt-get).
+if [ "${1:-}" = "--dev" ] && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup: PostgreSQL's server programs for the catalog tests (apt-get install postgresql)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -q postgresql >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get install -y -q postgresql >/dev/null; }
+  else
+    echo "setup: the catalog tests need PostgreSQL's server programs: install Debian's postgresql package" >&2
+    exit 1
+  fi
+fi
 echo "setup: done"

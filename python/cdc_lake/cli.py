@@ -16,8 +16,9 @@ def _cmd_land(args: argparse.Namespace) -> int:
     from cdc_lake.metastore import derby_lock_hint, exception_mentions_derby_lock, metastore_held
     from cdc_lake.settings import load_settings
 
-    metastore_dir = load_settings().metastore_dir
-    if metastore_held(metastore_dir):
+    settings = load_settings()
+    metastore_dir = settings.metastore_dir
+    if settings.uses_derby and metastore_held(metastore_dir):
         print(f"cdc-lake land: {derby_lock_hint(metastore_dir)}", file=sys.stderr)
         return 3
     try:
@@ -45,8 +46,9 @@ def _cmd_requeue(args: argparse.Namespace) -> int:
     from cdc_lake.requeue import requeue
     from cdc_lake.settings import load_settings
 
-    metastore_dir = load_settings().metastore_dir
-    if metastore_held(metastore_dir):
+    settings = load_settings()
+    metastore_dir = settings.metastore_dir
+    if settings.uses_derby and metastore_held(metastore_dir):
         print(f"cdc-lake requeue: {derby_lock_hint(metastore_dir)}", file=sys.stderr)
         return 3
     try:
@@ -66,6 +68,29 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     from cdc_lake.serve import serve
 
     return serve(args.port, host=args.host, password_file=args.password_file)
+
+
+def _cmd_catalog(args: argparse.Namespace) -> int:
+    from cdc_lake import catalog
+
+    def say(message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    try:
+        shared = catalog.load_catalog()
+        if args.action == "start":
+            catalog.start(shared, say=say)
+            print(f"export CDC_LAKE_CATALOG_URL='{shared.url}'")
+        elif args.action == "stop":
+            catalog.stop(shared, say=say)
+        else:
+            running = catalog.is_running(shared)
+            say(f"catalog: {'running' if running else 'not running'} on 127.0.0.1:{shared.port} ({shared.data_dir})")
+            return 0 if running else 1
+    except catalog.CatalogError as exc:
+        print(f"cdc-lake catalog: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    return 0
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -150,6 +175,17 @@ def build_parser() -> argparse.ArgumentParser:
         "else CDC_LAKE_SERVE_PASSWORD_FILE or CDC_LAKE_SERVE_PASSWORD, if set",
     )
     serve_parser.set_defaults(func=_cmd_serve)
+
+    catalog_parser = sub.add_parser(
+        "catalog",
+        help="start/stop a shared catalog (a Hive metastore on PostgreSQL) so that land, dbt and serve run at once",
+        description="The embedded Derby metastore admits one process at a time. `start` runs a PostgreSQL "
+        "server on 127.0.0.1 for the metastore (creating it in CDC_LAKE_CATALOG_DIR the first time) and "
+        "prints the line to run, export CDC_LAKE_CATALOG_URL=...; every cdc-lake command and dbt's local "
+        "target with that variable set use it. A new catalog starts empty: land again into it.",
+    )
+    catalog_parser.add_argument("action", choices=("start", "stop", "status"))
+    catalog_parser.set_defaults(func=_cmd_catalog)
 
     demo_parser = sub.add_parser("demo", help="land the shipped sample data, run dbt build and print a summary")
     demo_parser.add_argument("--keep", action="store_true", help="keep the existing demo warehouse instead of starting fresh")

@@ -150,6 +150,12 @@ def server_command(
     # The driver's own RPC and block-manager ports (no authentication) listen on loopback only,
     # whatever the Thrift port's address.
     argv += ["--conf", "spark.driver.bindAddress=127.0.0.1", "--conf", "spark.driver.host=127.0.0.1"]
+    # Other processes (land, dbt) write the tables it serves: no cached table relation or file
+    # listing, so every query lists the files as they are now (a cached listing outlived the
+    # files a later build replaced, and every query after that build failed).
+    if not settings.uses_derby:
+        argv += ["--conf", "spark.sql.filesourceTableRelationCacheSize=0",
+                 "--conf", "spark.sql.hive.filesourcePartitionFileCacheSize=0"]
     argv += [
         "spark-internal",
         "--hiveconf",
@@ -232,7 +238,7 @@ class ThriftServer:
             raise ServeError("Java 17 is required (java not found on PATH and JAVA_HOME not set)")
         if port_is_open(self.host, self.port):
             raise ServeError(f"{self.host}:{self.port} is already in use; choose another --port")
-        if metastore_in_use(self.settings.metastore_dir):
+        if self.settings.uses_derby and metastore_in_use(self.settings.metastore_dir):
             raise ServeError(derby_lock_hint(self.settings.metastore_dir))
         self.settings.warehouse_dir.mkdir(parents=True, exist_ok=True)
         self.log_path.parent.mkdir(parents=True, exist_ok=True)

@@ -48,6 +48,7 @@ class Settings:
     functions_jar: Path
     jvm_options: str = ""
     spark_master: str = "local[*]"
+    catalog_url: str = ""
     extra: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -60,15 +61,29 @@ class Settings:
         """Which input files were already landed (by content hash), for idempotent re-landing."""
         return f"{self.raw_schema}.landed_files"
 
+    @property
+    def uses_derby(self) -> bool:
+        """Whether the metastore is the embedded Derby database (one process at a time), not a
+        shared catalog (CDC_LAKE_CATALOG_URL, `cdc-lake catalog start`)."""
+        return not self.catalog_url
+
+    @property
+    def metastore_url(self) -> str:
+        """The metastore's JDBC URL: the shared catalog's, or the embedded Derby database's."""
+        return self.catalog_url or f"jdbc:derby:;databaseName={self.metastore_dir};create=true"
+
     def spark_conf(self) -> dict[str, str]:
         """Spark configuration shared by every embedded session of the project."""
         conf = {
             # local[*] (embedded), or a cluster's master URL, e.g. spark://host:7077 (CDC_LAKE_SPARK_MASTER)
             "spark.master": self.spark_master,
             "spark.sql.warehouse.dir": str(self.warehouse_dir),
-            "spark.hadoop.javax.jdo.option.ConnectionURL": (
-                f"jdbc:derby:;databaseName={self.metastore_dir};create=true"
-            ),
+            "spark.hadoop.javax.jdo.option.ConnectionURL": self.metastore_url,
+            "spark.hadoop.javax.jdo.option.ConnectionDriverName": metastore_driver(self.metastore_url),
+            # a new metastore database gets its tables from DataNucleus (`cdc-lake catalog start`
+            # makes them before any other process), with no Hive schema-version row to check
+            "spark.hadoop.datanucleus.schema.autoCreateAll": "true",
+            "spark.hadoop.hive.metastore.schema.verification": "false",
             "spark.driver.memory": self.driver_memory,
             "spark.sql.shuffle.partitions": self.shuffle_partitions,
             "spark.sql.adaptive.enabled": "true",
@@ -81,11 +96,19 @@ class Settings:
             # the project's JVM functions (python/cdc_lake/jvm/, built by scripts/setup.sh) and the
             # libraries of python/cdc_lake/jvm/deps/pom.xml (fetched by scripts/setup.sh)
             "spark.jars": ",".join([str(self.functions_jar), *runtime_jars()]),
+            # the metastore's JDBC driver must be on the driver's own class path: DataNucleus finds
+            # it through java.sql.DriverManager, which does not see spark.jars
+            "spark.driver.extraClassPath": str(JVM_DEPS_DIR / "postgresql.jar"),
             # the driver JVM's options (none by default: the JVM's own defaults)
             "spark.driver.extraJavaOptions": self.jvm_options,
         }
         conf.update(self.extra)
         return conf
+
+
+def metastore_driver(url: str) -> str:
+    """The JDBC driver class of a metastore URL: PostgreSQL's for a shared catalog, else Derby's."""
+    return "org.postgresql.Driver" if url.startswith("jdbc:postgresql:") else "org.apache.derby.jdbc.EmbeddedDriver"
 
 
 def runtime_jars() -> list[str]:
@@ -121,5 +144,6 @@ def load_settings() -> Settings:
         functions_jar=Path(_env("CDC_LAKE_FUNCTIONS_JAR", str(FUNCTIONS_JAR))).absolute(),
         jvm_options=_env("CDC_LAKE_JVM_OPTIONS", ""),
         spark_master=_env("CDC_LAKE_SPARK_MASTER", "local[*]"),
+        catalog_url=_env("CDC_LAKE_CATALOG_URL", ""),
         extra=extra,
     )

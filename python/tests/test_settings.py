@@ -7,6 +7,7 @@ import re
 import subprocess
 from pathlib import Path
 
+import jinja2
 import pytest
 import yaml
 
@@ -16,30 +17,38 @@ PROJECT_DIR = Path(__file__).resolve().parents[2]
 PROFILES = PROJECT_DIR / "profiles" / "profiles.yml"
 
 
-def _render_defaults(text: str) -> str:
-    """Render {{ env_var('X', 'default') }} with its default (the environment is not consulted)."""
-    return re.sub(r"\{\{\s*env_var\('([A-Z_]+)',\s*'([^']*)'\)\s*(\|\s*int\s*)?\}\}", r"\2", text)
+def _render(text: str, environ: dict[str, str]) -> str:
+    """Render profiles.yml as dbt does, with env_var() reading `environ` only."""
+    return jinja2.Template(text).render(env_var=lambda name, default="": environ.get(name, default))
 
 
-def test_local_target_mirrors_settings(monkeypatch, tmp_path):
+@pytest.mark.parametrize("environ", [{}, {"CDC_LAKE_CATALOG_URL": "jdbc:postgresql://127.0.0.1:5433/m?user=u"}],
+                         ids=["derby", "catalog"])
+def test_local_target_mirrors_settings(monkeypatch, tmp_path, environ):
     for name in ("CDC_LAKE_WAREHOUSE", "CDC_LAKE_METASTORE", "CDC_LAKE_DRIVER_MEMORY",
                  "CDC_LAKE_SHUFFLE_PARTITIONS", "CDC_LAKE_SPARK_CONF", "CDC_LAKE_SCHEMA", "CDC_LAKE_FUNCTIONS_JAR",
-                 "CDC_LAKE_JVM_OPTIONS"):
+                 "CDC_LAKE_JVM_OPTIONS", "CDC_LAKE_CATALOG_URL"):
         monkeypatch.delenv(name, raising=False)
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
     monkeypatch.chdir(tmp_path)
-    profile = yaml.safe_load(_render_defaults(PROFILES.read_text()))
+    profile = yaml.safe_load(_render(PROFILES.read_text(), environ))
     local = profile["cdc_lake"]["outputs"]["local"]
     params = {k: str(v) for k, v in local["server_side_parameters"].items()}
     conf = load_settings().spark_conf()
     # paths: the profile names them relative to the project root, settings resolves them there
     assert Path(params.pop("spark.sql.warehouse.dir")).absolute() == Path(conf.pop("spark.sql.warehouse.dir"))
     url = "spark.hadoop.javax.jdo.option.ConnectionURL"
-    profile_db = re.search(r"databaseName=([^;]+)", params.pop(url)).group(1)
-    settings_db = re.search(r"databaseName=([^;]+)", conf.pop(url)).group(1)
-    assert Path(profile_db).absolute() == Path(settings_db)
+    if environ:
+        assert params.pop(url) == conf.pop(url) == environ["CDC_LAKE_CATALOG_URL"]
+    else:
+        profile_db = re.search(r"databaseName=([^;]+)", params.pop(url)).group(1)
+        settings_db = re.search(r"databaseName=([^;]+)", conf.pop(url)).group(1)
+        assert Path(profile_db).absolute() == Path(settings_db)
     # the jars: settings finds them next to its package, whatever the working directory
     profile_jars = [PROJECT_DIR / jar for jar in params.pop("spark.jars").split(",")]
     assert profile_jars == [Path(jar) for jar in conf.pop("spark.jars").split(",")]
+    assert PROJECT_DIR / params.pop("spark.driver.extraClassPath") == Path(conf.pop("spark.driver.extraClassPath"))
     assert params == conf
     assert local["schema"] == load_settings().schema
 
