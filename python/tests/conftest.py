@@ -152,6 +152,22 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def subprocess_lake_env(root: Path, schema: str) -> dict[str, str]:
+    """The environment of cdc-lake and dbt subprocesses over a lake of their own in `root`, with
+    the models in `schema` and the landing tables in `<schema>_raw`, sized for small test data."""
+    return {
+        **os.environ,
+        "CDC_LAKE_WAREHOUSE": str(root / "warehouse"),
+        "CDC_LAKE_METASTORE": str(root / "metastore_db"),
+        "CDC_LAKE_SCHEMA": schema,
+        "CDC_LAKE_RAW_SCHEMA": f"{schema}_raw",
+        "CDC_LAKE_DRIVER_MEMORY": "1g",
+        "CDC_LAKE_SHUFFLE_PARTITIONS": "2",
+        "DBT_PROFILES_DIR": str(PROJECT_DIR / "profiles"),
+        "PYTHONUNBUFFERED": "1",
+    }
+
+
 def run_checked(args: list[str], env: dict[str, str], timeout: float = 1800) -> subprocess.CompletedProcess[str]:
     """Run a command of the project (cdc-lake, dbt...) in the project root; fail the test with the
     end of its output unless it exits 0."""

@@ -29,7 +29,7 @@ from typing import Any
 import pytest
 
 from cdc_lake.dbt import PROJECT_DIR
-from conftest import VENV_BIN, free_port, run_checked
+from conftest import VENV_BIN, free_port, run_checked, subprocess_lake_env
 
 pytestmark = [pytest.mark.slow]
 
@@ -115,17 +115,10 @@ def live() -> Iterator[Live]:
     root = Path(tempfile.mkdtemp(prefix="cdc-lake-catalog-test-"))
     root.chmod(0o755)
     env = {
-        **os.environ,
+        **subprocess_lake_env(root, SCHEMA),
         "CDC_LAKE_CATALOG_DIR": str(root / "catalog"),
         "CDC_LAKE_CATALOG_PORT": str(free_port()),
-        "CDC_LAKE_WAREHOUSE": str(root / "warehouse"),
-        "CDC_LAKE_METASTORE": str(root / "unused_derby"),
-        "CDC_LAKE_SCHEMA": SCHEMA,
-        "CDC_LAKE_RAW_SCHEMA": f"{SCHEMA}_raw",
-        "CDC_LAKE_DRIVER_MEMORY": "1g",
-        "CDC_LAKE_SHUFFLE_PARTITIONS": "2",
         "CDC_LAKE_SERVE_LOG": str(root / "thrift-server.log"),
-        "DBT_PROFILES_DIR": str(PROJECT_DIR / "profiles"),
     }
     cdc_lake = str(VENV_BIN / "cdc-lake")
     started = run_checked([cdc_lake, "catalog", "start"], env, timeout=300)

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import UNREAD_AND_TYPING, run_size, write_jsonl, write_kafka_parquet
+from conftest import UNREAD_AND_TYPING, run_size, subprocess_lake_env, write_jsonl, write_kafka_parquet
 
 pytestmark = pytest.mark.slow
 
@@ -115,16 +115,7 @@ class Lake:
 
     def __init__(self, root: Path):
         self.root = root
-        self.env = {
-            **os.environ,
-            "CDC_LAKE_WAREHOUSE": str(root / "warehouse"),
-            "CDC_LAKE_METASTORE": str(root / "metastore_db"),
-            "CDC_LAKE_SCHEMA": SCHEMA,
-            "CDC_LAKE_RAW_SCHEMA": f"{SCHEMA}_raw",
-            "CDC_LAKE_DRIVER_MEMORY": "1g",
-            "CDC_LAKE_SHUFFLE_PARTITIONS": "2",
-            "PYTHONUNBUFFERED": "1",
-        }
+        self.env = subprocess_lake_env(root, SCHEMA)
         self.log: list[str] = []
 
     def command(self, what: str, args: list[str]) -> list[str]:
