@@ -54,6 +54,8 @@ class PartitionRange:
     """Offsets [from, to) deleted by the broker before they were landed (retention)."""
     is_new: bool = False
     """No record of this partition was landed before, in a topic landed before."""
+    landed_past_end: int | None = None
+    """The last offset landed, when it is at or past the partition's end (a re-created topic)."""
 
     @property
     def uri_suffix(self) -> str:
@@ -211,7 +213,8 @@ def plan_ranges(
         elif earliest > last + 1:
             ranges.append(PartitionRange(topic, partition, earliest, end, lost=(last + 1, earliest)))
         else:
-            ranges.append(PartitionRange(topic, partition, last + 1, max(end, last + 1)))
+            past_end = last if end <= last else None
+            ranges.append(PartitionRange(topic, partition, last + 1, max(end, last + 1), landed_past_end=past_end))
     return ranges
 
 
@@ -222,6 +225,12 @@ def _notes(r: PartitionRange) -> list[str]:
             f"kafka {r.topic}/{r.partition}: offsets {r.lost[0]} to {r.lost[1] - 1} "
             f"({r.lost[1] - r.lost[0]} record(s) at most) were deleted by the broker (retention) before "
             f"they were landed; landing from offset {r.start}"
+        )
+    if r.landed_past_end is not None:
+        notes.append(
+            f"kafka {r.topic}/{r.partition}: its end offset is at or below offset {r.landed_past_end}, "
+            "already landed (a re-created topic?): its records up to there are not landed from the "
+            "broker; land them from a dump (Parquet) if they are new"
         )
     if r.is_new:
         notes.append(f"kafka {r.topic}/{r.partition}: a new partition, landed from its earliest offset {r.start}")

@@ -303,3 +303,19 @@ def test_kafka_and_paths_are_one_or_the_other(capsys):
     assert capsys.readouterr().err.splitlines() == [
         "cdc-lake land: give PATH... or --kafka BOOTSTRAP --topic TOPIC [--topic ...], not both"
     ] * 2
+
+
+def test_a_partition_ending_before_what_was_landed_is_reported():
+    from cdc_lake.kafka import PartitionRange, _notes, plan_ranges
+
+    # t/0 re-created with 3 records where 6 were landed; t/1 landed to its end
+    ranges = plan_ranges({("t", 0): (0, 3), ("t", 1): (0, 10)}, {("t", 0): 5, ("t", 1): 9})
+    assert ranges == [
+        PartitionRange("t", 0, 6, 6, landed_past_end=5),
+        PartitionRange("t", 1, 10, 10),
+    ]
+    assert [_notes(r) for r in ranges] == [
+        ["kafka t/0: its end offset is at or below offset 5, already landed (a re-created topic?): its "
+         "records up to there are not landed from the broker; land them from a dump (Parquet) if they are new"],
+        [],
+    ]
