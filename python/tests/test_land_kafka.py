@@ -10,6 +10,8 @@ are landed from where they can be and reported.
 from __future__ import annotations
 
 import base64
+import os
+import signal
 import subprocess
 import time
 import uuid
@@ -18,7 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import UNREAD, free_port
+from cdc_lake.dbt import PROJECT_DIR
+from conftest import UNREAD, VENV_BIN, free_port, run_checked
 from test_format_binary import AUTO_KAFKA
 
 BROKER_LIB = Path(__file__).parent / "kafka" / "lib"
@@ -258,6 +261,38 @@ def test_an_interrupted_landing_then_a_rerun_lands_each_record_once(lake, broker
     assert landed_records(lake, TOPIC) == sorted(
         [(0, 0), (0, 1), (1, 0), (1, 1), (2, 0)] + [(0, 2), (1, 2), (2, 1), (0, 3)]
     )
+
+
+def test_a_killed_cli_landing_then_a_rerun_lands_each_record_once(lake, broker, landed, tmp_path):
+    """`cdc-lake land --kafka` killed (SIGKILL, its JVM too) while it lands, in a lake of its own
+    (the test process holds this one's metastore), then run again: every record once."""
+    import pyarrow.dataset as ds
+
+    create_topic(lake.spark, broker, "killed", 2)
+    produce(lake.spark, broker, "killed", [(i % 2, f'{{"n":{i}}}', {}) for i in range(2000)])
+    env = {
+        **os.environ, "PYTHONUNBUFFERED": "1", "CDC_LAKE_WAREHOUSE": str(tmp_path / "warehouse"),
+        "CDC_LAKE_METASTORE": str(tmp_path / "metastore_db"), "CDC_LAKE_RAW_SCHEMA": "killed_raw",
+    }
+    command = [str(VENV_BIN / "cdc-lake"), "land", "--format", "canal_json", "--kafka", broker.bootstrap,
+               "--topic", "killed"]
+    first = subprocess.Popen(command, cwd=PROJECT_DIR, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             text=True, start_new_session=True)
+    try:
+        for line in first.stdout:  # killed once it starts to land (the write under way)
+            if " as landing " in line:
+                break
+    finally:
+        os.killpg(first.pid, signal.SIGKILL)
+        first.wait(timeout=30)
+    rerun = run_checked(command, env)
+    table = tmp_path / "warehouse" / "killed_raw.db" / "raw_messages"
+    rows = ds.dataset(table, format="parquet", partitioning="hive").to_table(
+        columns=["kafka_partition", "kafka_offset"]
+    ).to_pylist()
+    assert sorted((r["kafka_partition"], r["kafka_offset"]) for r in rows) == sorted(
+        (p, o) for p in (0, 1) for o in range(1000)
+    ), rerun.stdout
 
 
 def test_a_new_partition_is_landed_and_reported(lake, broker, landed):
