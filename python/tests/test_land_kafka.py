@@ -285,6 +285,7 @@ def test_a_killed_cli_landing_then_a_rerun_lands_each_record_once(lake, broker, 
     finally:
         os.killpg(first.pid, signal.SIGKILL)
         first.wait(timeout=30)
+    assert first.returncode == -signal.SIGKILL  # killed, not finished
     rerun = run_checked(command, env)
     table = tmp_path / "warehouse" / "killed_raw.db" / "raw_messages"
     rows = ds.dataset(table, format="parquet", partitioning="hive").to_table(
