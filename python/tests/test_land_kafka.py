@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from cdc_lake.dbt import PROJECT_DIR
-from conftest import UNREAD, VENV_BIN, free_port, run_checked
+from conftest import UNREAD, VENV_BIN, free_port, run_checked, subprocess_lake_env
 from test_format_binary import AUTO_KAFKA
 
 BROKER_LIB = Path(__file__).parent / "kafka" / "lib"
@@ -270,10 +270,7 @@ def test_a_killed_cli_landing_then_a_rerun_lands_each_record_once(lake, broker, 
 
     create_topic(lake.spark, broker, "killed", 2)
     produce(lake.spark, broker, "killed", [(i % 2, f'{{"n":{i}}}', {}) for i in range(2000)])
-    env = {
-        **os.environ, "PYTHONUNBUFFERED": "1", "CDC_LAKE_WAREHOUSE": str(tmp_path / "warehouse"),
-        "CDC_LAKE_METASTORE": str(tmp_path / "metastore_db"), "CDC_LAKE_RAW_SCHEMA": "killed_raw",
-    }
+    env = subprocess_lake_env(tmp_path, "killed")
     command = [str(VENV_BIN / "cdc-lake"), "land", "--format", "canal_json", "--kafka", broker.bootstrap,
                "--topic", "killed"]
     first = subprocess.Popen(command, cwd=PROJECT_DIR, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
