@@ -12,5 +12,9 @@ fi
 rm -rf lib
 mvn -q -B dependency:copy-dependencies -DoutputDirectory=lib -DexcludeTransitive=true -Dmdep.stripVersion=true 2>&1 \
   | sed 's/\x1b\[0m//g'
+# Spark redacts every configuration value that matches spark.redaction.regex ("token" among others):
+# a jar named spark-token-provider-... turns `set spark.jars` into "*********(redacted)", and the
+# dbt macro cdc_functions_jar finds no functions jar in it. The module lends Kafka delegation tokens.
+mv lib/spark-token-provider-kafka-0-10_2.13.jar lib/spark-kafka-0-10-delegation-provider_2.13.jar
 touch lib/*.jar
 echo "setup: fetched $(ls lib | wc -l) jars into python/cdc_lake/jvm/deps/lib ($(cd lib && echo *.jar))"

@@ -42,4 +42,10 @@ if [ "${1:-}" = "--dev" ] && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>
     exit 1
   fi
 fi
+if [ "${1:-}" = "--dev" ]; then
+  # A Kafka broker for the tests of `land --kafka` (python/tests/kafka/pom.xml; git-ignored lib/).
+  echo "setup: the test Kafka broker (Maven)"
+  (cd python/tests/kafka && { [ -n "$(find lib -maxdepth 1 -name '*.jar' -newer pom.xml -print -quit 2>/dev/null)" ] \
+    || { rm -rf lib && mvn -q -B dependency:copy-dependencies -DoutputDirectory=lib -DincludeScope=runtime && touch lib/*.jar; }; })
+fi
 echo "setup: done"

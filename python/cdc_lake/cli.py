@@ -16,13 +16,24 @@ def _cmd_land(args: argparse.Namespace) -> int:
     from cdc_lake.metastore import derby_lock_hint, exception_mentions_derby_lock, metastore_held
     from cdc_lake.settings import load_settings
 
+    if bool(args.kafka) == bool(args.paths) or bool(args.topic) != bool(args.kafka):
+        print(
+            "cdc-lake land: give PATH... or --kafka BOOTSTRAP --topic TOPIC [--topic ...], not both",
+            file=sys.stderr,
+        )
+        return 2
     settings = load_settings()
     metastore_dir = settings.metastore_dir
     if settings.uses_derby and metastore_held(metastore_dir):
         print(f"cdc-lake land: {derby_lock_hint(metastore_dir)}", file=sys.stderr)
         return 3
     try:
-        report = land(args.paths, args.format)
+        if args.kafka:
+            from cdc_lake.kafka import land_kafka
+
+            report = land_kafka(args.kafka, args.topic, args.format)
+        else:
+            report = land(args.paths, args.format)
     except LandingError as exc:
         print(f"cdc-lake land: {_one_line(exc)}", file=sys.stderr)
         return 2
@@ -122,7 +133,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FORMAT",
         help=f"message format: {', '.join(FORMAT_IDS + (AUTO,))}",
     )
-    land_parser.add_argument("paths", nargs="+", metavar="PATH", help="JSON-lines file, Kafka-shaped Parquet file/folder, or folder of binary messages")
+    land_parser.add_argument("paths", nargs="*", metavar="PATH", help="JSON-lines file, Kafka-shaped Parquet file/folder, or folder of binary messages")
+    land_parser.add_argument(
+        "--kafka", metavar="BOOTSTRAP", help="read from this Kafka broker (host:port) instead of PATHs: "
+        "each --topic from the offsets already landed to its current end"
+    )
+    land_parser.add_argument("--topic", action="append", default=[], metavar="TOPIC", help="a topic to land (with --kafka; repeatable)")
     land_parser.set_defaults(func=_cmd_land)
 
     requeue_parser = sub.add_parser(

@@ -42,7 +42,7 @@ from cdc_lake.settings import Settings, load_settings
 if TYPE_CHECKING:
     import pandas as pd
     import pyarrow.parquet as pq
-    from pyspark.sql import DataFrame, Row, SparkSession
+    from pyspark.sql import Column, DataFrame, Row, SparkSession
 
 TEXT_SUFFIXES = {".jsonl", ".json", ".txt", ".ndjson"}
 GZIP_SUFFIX = ".gz"
@@ -71,6 +71,8 @@ RAW_COLUMNS = (
     # a Kafka record at a topic/partition/offset that a record with other bytes was landed at
     # first (a re-created topic): landed as a message of its own (null in older landings)
     "is_kafka_offset_reused boolean",
+    # the headers of a record read from a broker (`land --kafka`); null for other inputs
+    "kafka_headers array<struct<key:string,value:binary>>",
 )
 EXPLAIN_ON_DRIVER_MAX_MESSAGES = 10_000
 """The messages of a landing of text files that are not JSON are explained in this process (after
@@ -96,6 +98,9 @@ LANDINGS_COLUMNS = (
     # an older cdc-lake (a file of theirs that grows is landed whole again).
     "input_bytes array<bigint>",
     "input_lines array<bigint>",
+    # what the landing reports besides its messages (`land --kafka`: records a broker deleted
+    # before they were landed, partitions landed for the first time); null when nothing
+    "notes array<string>",
 )
 REQUEUED_COLUMNS = (
     "message_id string",
@@ -900,6 +905,7 @@ def write_landing(
     say: Callable[[str], None] = print,
     decode_bytes: bool = True,
     failures: Sequence[ParseFailure] | None = None,
+    notes: Sequence[str] = (),
 ) -> None:
     """Write the messages of `df` as landing `report.landing_seq` and commit it.
 
@@ -914,6 +920,8 @@ def write_landing(
     landing_seq = report.landing_seq
     if "is_kafka_offset_reused" not in df.columns:
         df = df.withColumn("is_kafka_offset_reused", F.lit(False))
+    if "kafka_headers" not in df.columns:
+        df = df.withColumn("kafka_headers", F.lit(None).cast("array<struct<key:string,value:binary>>"))
     df = _with_parse_checks(_resolve_formats(df, format_id, decode_bytes=decode_bytes), failures)
     # message_text is UTF-8 here (text that is not has been moved to message_bytes), so its bytes
     # are what encode(message_text, 'UTF-8') gives, without decoding and encoding every message.
@@ -945,10 +953,10 @@ def write_landing(
     spark.createDataFrame(
         [(landing_seq, landing_id, format_id, list(inputs), list(source_hashes), report.total,
           sorted(report.by_format), list(input_bytes or [None] * len(inputs)),
-          list(input_lines or [None] * len(inputs)))],
+          list(input_lines or [None] * len(inputs)), list(notes) or None)],
         "landing_seq long, landing_id string, declared_format string, inputs array<string>, "
         "source_hashes array<string>, messages long, formats array<string>, input_bytes array<long>, "
-        "input_lines array<long>",
+        "input_lines array<long>, notes array<string>",
     ).withColumn("landed_at", F.current_timestamp()).select(
         *spark.table(landings_table).columns
     ).coalesce(1).write.insertInto(landings_table)
@@ -1028,22 +1036,13 @@ def land(
     df = frames[0]
     for other in frames[1:]:
         df = df.unionByName(other)
-    df = _without_redelivered_records(spark, settings, df, kafka=any(item.kind == "parquet" for item in todo))
+    df = without_redelivered_records(spark, settings, df, kafka=any(item.kind == "parquet" for item in todo))
 
-    message_id = F.when(
-        F.col("kafka_topic").isNotNull(),
-        F.concat_ws("/", "kafka_topic", "kafka_partition", "kafka_offset"),
-    ).otherwise(F.concat(F.substring("source_hash", 1, 16), F.lit(":"), F.col("message_index")))
-    # a record at a reused offset: its id names its content too (it is not the record landed first)
-    message_id = F.when(
-        F.col("is_kafka_offset_reused"),
-        F.concat(message_id, F.lit("#"), F.coalesce(F.substring("_content_hash", 1, 16), F.lit("null"))),
-    ).otherwise(message_id)
     say(f"landing {len(todo)} input(s) as landing {landing_seq} ({landing_id}), format {format_id}")
     write_landing(
         spark,
         settings,
-        df.withColumn("message_id", message_id).drop("_input", "_content_hash"),
+        df.withColumn("message_id", message_id_column()).drop("_input", "_content_hash"),
         report,
         format_id=format_id,
         landing_id=landing_id,
@@ -1070,7 +1069,23 @@ def land(
     return report
 
 
-def _without_redelivered_records(
+def message_id_column() -> "Column":
+    """topic/partition/offset for a Kafka record, else a file-hash prefix and the message_index; a
+    record at a reused offset names its content too (it is not the record landed first). Reads the
+    columns of `without_redelivered_records`' result."""
+    from pyspark.sql import functions as F
+
+    message_id = F.when(
+        F.col("kafka_topic").isNotNull(),
+        F.concat_ws("/", "kafka_topic", "kafka_partition", "kafka_offset"),
+    ).otherwise(F.concat(F.substring("source_hash", 1, 16), F.lit(":"), F.col("message_index")))
+    return F.when(
+        F.col("is_kafka_offset_reused"),
+        F.concat(message_id, F.lit("#"), F.coalesce(F.substring("_content_hash", 1, 16), F.lit("null"))),
+    ).otherwise(message_id)
+
+
+def without_redelivered_records(
     spark: "SparkSession", settings: Settings, df: "DataFrame", *, kafka: bool
 ) -> "DataFrame":
     """The rows of `df` less the Kafka records delivered before, each flagged
