@@ -46,6 +46,6 @@ if [ "${1:-}" = "--dev" ]; then
   # A Kafka broker for the tests of `land --kafka` (python/tests/kafka/pom.xml; git-ignored lib/).
   echo "setup: the test Kafka broker (Maven)"
   (cd python/tests/kafka && { [ -n "$(find lib -maxdepth 1 -name '*.jar' -newer pom.xml -print -quit 2>/dev/null)" ] \
-    || { rm -rf lib && mvn -q -B dependency:copy-dependencies -DoutputDirectory=lib -DincludeScope=runtime && touch lib/*.jar; }; })
+    || { rm -rf lib && mvn -q -B dependency:copy-dependencies -DoutputDirectory=lib -DincludeScope=runtime 2>&1 | sed "s/\x1b\[0m//g" && touch lib/*.jar; }; })
 fi
 echo "setup: done"
