@@ -47,10 +47,13 @@ HISTORY = ("select source_database, source_table, primary_key, "
 
 
 def _error_message(exc: Exception) -> str:
-    """The server's own message of a failed statement (PyHive wraps it in the Thrift response)."""
-    response = exc.args[0] if exc.args else None
-    message = getattr(getattr(response, "status", None), "errorMessage", None) or str(exc)
-    return " ".join(message.split())[:400]
+    """The server's message of a failed statement and, when a missing file caused it, that cause
+    (PyHive wraps the Thrift response; its errorMessage is only the outermost exception, e.g.
+    "Exception thrown in awaitResult:", and the causes are in infoMessages, the stack trace)."""
+    status = getattr(exc.args[0] if exc.args else None, "status", None)
+    message = getattr(status, "errorMessage", None) or str(exc)
+    causes = [line for line in getattr(status, "infoMessages", None) or [] if "FILE_NOT_EXIST" in line][:1]
+    return " ".join(" | ".join([message, *causes]).split())[:600]
 
 
 class QueryLoop(threading.Thread):
