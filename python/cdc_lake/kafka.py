@@ -23,11 +23,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from cdc_lake.formats import AUTO, BINARY_FORMAT_IDS, get_format
+from cdc_lake.formats import AUTO, BINARY_FORMAT_IDS
 from cdc_lake.land import (
     LandingError,
     LandingReport,
     _drop_uncommitted,
+    check_format_id,
     ensure_tables,
     message_id_column,
     without_redelivered_records,
@@ -75,11 +76,7 @@ def land_kafka(
     before_commit: Callable[[], None] | None = None,
 ) -> LandingReport:
     """Land every record of `topics` not landed yet, as format `format_id` (or `auto`)."""
-    if format_id != AUTO:
-        try:
-            get_format(format_id)
-        except ValueError as exc:
-            raise LandingError(str(exc)) from None
+    check_format_id(format_id)
     topics = list(dict.fromkeys(topics))
     if not topics:
         raise LandingError("no --topic given: name at least one Kafka topic to land")

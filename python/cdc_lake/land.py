@@ -962,6 +962,16 @@ def write_landing(
     ).coalesce(1).write.insertInto(landings_table)
 
 
+def check_format_id(format_id: str) -> None:
+    """A LandingError naming the known format ids unless `format_id` is one of them or `auto`."""
+    if format_id == AUTO:
+        return
+    try:
+        get_format(format_id)
+    except ValueError as exc:
+        raise LandingError(str(exc)) from None
+
+
 def land(
     paths: Sequence[str],
     format_id: str,
@@ -973,11 +983,7 @@ def land(
     """Land every message of `paths` as format `format_id` (or `auto`). See the module docstring."""
     from pyspark.sql import functions as F
 
-    if format_id != AUTO:
-        try:
-            get_format(format_id)
-        except ValueError as exc:
-            raise LandingError(str(exc)) from None
+    check_format_id(format_id)
     if not paths:
         raise LandingError("no PATH given: name at least one file or folder to land")
     checked = [_check_input(p, format_id) for p in paths]

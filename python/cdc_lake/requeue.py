@@ -19,11 +19,11 @@ import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from cdc_lake.formats import AUTO, get_format
 from cdc_lake.land import (
     LandingError,
     LandingReport,
     _drop_uncommitted,
+    check_format_id,
     ensure_tables,
     write_landing,
 )
@@ -52,11 +52,8 @@ def requeue(
     """
     from pyspark.sql import functions as F
 
-    if as_format is not None and as_format != AUTO:
-        try:
-            get_format(as_format)
-        except ValueError as exc:
-            raise LandingError(str(exc)) from None
+    if as_format is not None:
+        check_format_id(as_format)
 
     from cdc_lake.spark import get_spark
 
