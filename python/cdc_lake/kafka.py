@@ -17,8 +17,6 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
-import time
-import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -31,6 +29,7 @@ from cdc_lake.land import (
     check_format_id,
     ensure_tables,
     message_id_column,
+    next_landing,
     without_redelivered_records,
     write_landing,
 )
@@ -98,10 +97,7 @@ def land_kafka(
         say(f"kafka topic {topic}: {count} offset(s) to read" if count else f"kafka topic {topic}: nothing new")
     if not todo:
         return report
-    landing_seq = int(
-        spark.sql(f"select coalesce(max(landing_seq), 0) from {settings.raw_schema}.landings").collect()[0][0]
-    ) + 1
-    landing_id = f"{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-{uuid.uuid4().hex[:8]}"
+    landing_seq, landing_id = next_landing(spark, settings)
     report.landing_seq = landing_seq
     inputs = [f"kafka://{bootstrap}/{r.uri_suffix}" for r in todo]
     df = without_redelivered_records(spark, settings, read_ranges(spark, bootstrap, todo), kafka=True)

@@ -962,6 +962,12 @@ def write_landing(
     ).coalesce(1).write.insertInto(landings_table)
 
 
+def next_landing(spark: "SparkSession", settings: Settings) -> tuple[int, str]:
+    """The sequence number (one above the last committed landing's) and a new id of a landing."""
+    last = spark.sql(f"select coalesce(max(landing_seq), 0) from {settings.raw_schema}.landings").collect()[0][0]
+    return int(last) + 1, f"{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-{uuid.uuid4().hex[:8]}"
+
+
 def check_format_id(format_id: str) -> None:
     """A LandingError naming the known format ids unless `format_id` is one of them or `auto`."""
     if format_id == AUTO:
@@ -1022,11 +1028,7 @@ def land(
     if not todo:
         return report
 
-    seq_row = spark.sql(
-        f"select coalesce(max(landing_seq), 0) from {settings.raw_schema}.landings"
-    ).collect()
-    landing_seq = int(seq_row[0][0]) + 1
-    landing_id = f"{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-{uuid.uuid4().hex[:8]}"
+    landing_seq, landing_id = next_landing(spark, settings)
     report.landing_seq = landing_seq
 
     texts = [item for item in todo if item.kind == "text"]

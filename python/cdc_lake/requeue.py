@@ -14,8 +14,6 @@ row in `landings` is written last), so an interrupted requeue leaves nothing beh
 
 from __future__ import annotations
 
-import time
-import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -25,6 +23,7 @@ from cdc_lake.land import (
     _drop_uncommitted,
     check_format_id,
     ensure_tables,
+    next_landing,
     write_landing,
 )
 from cdc_lake.settings import Settings, load_settings
@@ -110,11 +109,7 @@ def _requeue_as(
 ) -> LandingReport:
     from pyspark.sql import functions as F
 
-    seq_row = spark.sql(
-        f"select coalesce(max(landing_seq), 0) from {settings.raw_schema}.landings"
-    ).collect()
-    landing_seq = int(seq_row[0][0]) + 1
-    landing_id = f"{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-{uuid.uuid4().hex[:8]}"
+    landing_seq, landing_id = next_landing(spark, settings)
     report = LandingReport(landing_seq=landing_seq)
     # The message as it was read: its bytes when it had bytes (binary formats, text that was
     # not UTF-8), else its text; exactly what _read_input gives for a Kafka value.
