@@ -7,7 +7,9 @@
         `<model>__v<build time>`, then one metastore call points the view `<model>` at it: readers
         always see a complete table (the previous build until the swap), and a killed build leaves
         only a table nobody reads, under a name no later build uses. Builds older than the one
-        readers saw before the swap are dropped.
+        readers saw before the swap are dropped. An existing view is repointed with ALTER VIEW (one
+        metastore update): Spark runs CREATE OR REPLACE VIEW as a drop and a create, and a reader of
+        a shared catalog (`cdc-lake catalog`) between the two finds no view.
     -#}
     {%- set identifier = model['alias'] -%}
     {%- set build_identifier = identifier ~ '__v' ~ run_started_at.strftime('%Y%m%d%H%M%S%f') -%}
@@ -32,7 +34,11 @@
         {{ adapter.drop_relation(old_relation) }}
     {%- endif -%}
     {%- call statement('swap') -%}
-        create or replace view {{ target_relation }} as select * from {{ build_relation }}
+        {%- if old_relation is not none and old_relation.type == 'view' %}
+        alter view {{ target_relation }} as select * from {{ build_relation }}
+        {%- else %}
+        create view {{ target_relation }} as select * from {{ build_relation }}
+        {%- endif -%}
     {%- endcall -%}
 
     {{ cdc_drop_old_builds(schema, identifier, [build_identifier, previous_build]) }}
