@@ -92,11 +92,18 @@ class QueryLoop(threading.Thread):
 
 
 class Live:
-    def __init__(self, port: int, loop: QueryLoop, first: tuple[int, int], final: list[list[tuple[Any, ...]]]):
+    def __init__(self, port: int, loop: QueryLoop, first: tuple[int, int], final: list[list[tuple[Any, ...]]],
+                 view_created: tuple[str, str]):
         self.port = port
         self.loop = loop
         self.first = first
         self.final = final
+        self.view_created = view_created  # cdc_current's "Created Time" before and after the builds
+
+
+def _view_created(port: int) -> str:
+    rows = _served_rows(port, f"describe table extended {SCHEMA}.cdc_current")
+    return next(str(row[1]) for row in rows if row[0] == "Created Time")
 
 
 def _served_rows(port: int, sql: str) -> list[tuple[Any, ...]]:
@@ -150,6 +157,7 @@ def live() -> Iterator[Live]:
         run_checked(dbt_build("dbt-1"), env)  # a build while the server runs
         first = _served_rows(port, f"select (select count(*) from {SCHEMA}.cdc_current), "
                                    f"(select count(*) from {SCHEMA}.cdc_history)")[0]
+        created_before = _view_created(port)
         loop.start()
         # land and build at the same time, while the loop queries
         landing = subprocess.Popen(
@@ -167,7 +175,7 @@ def live() -> Iterator[Live]:
         loop.stopping.set()
         loop.join(timeout=60)
         final = [_served_rows(port, sql.format(schema=SCHEMA)) for sql in (CURRENT, HISTORY)]
-        yield Live(port, loop, first, final)
+        yield Live(port, loop, first, final, (created_before, _view_created(port)))
     finally:
         loop.stopping.set()
         if server is not None and server.poll() is None:
@@ -193,6 +201,14 @@ def test_the_query_loop_was_answered_during_land_and_build(live: Live) -> None:
         assert live.first[1] <= history <= final_counts[1]
     assert len(live.loop.answers_after_builds) >= 3
     assert set(live.loop.answers_after_builds) == {final_counts}
+
+
+def test_builds_repoint_the_view_without_dropping_it(live: Live) -> None:
+    """A build points the view cdc_current at its new table in one metastore update (ALTER VIEW).
+    Were the view dropped and created again (Spark's CREATE OR REPLACE VIEW), a query in between
+    would find no table, and the view's creation time would change."""
+    before, after = live.view_created
+    assert before == after
 
 
 def test_the_shared_lake_equals_the_embedded_one(live: Live, lake) -> None:
