@@ -22,12 +22,20 @@ def _cmd_land(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    if (args.follow or args.every or args.no_build or args.select) and not args.kafka:
+        print("cdc-lake land: --follow, --every, --no-build and --select follow Kafka topics: give --kafka", file=sys.stderr)
+        return 2
+    if (args.every or args.no_build or args.select) and not args.follow:
+        print("cdc-lake land: --every, --no-build and --select are options of --follow", file=sys.stderr)
+        return 2
     settings = load_settings()
     metastore_dir = settings.metastore_dir
     if settings.uses_derby and metastore_held(metastore_dir):
         print(f"cdc-lake land: {derby_lock_hint(metastore_dir)}", file=sys.stderr)
         return 3
     try:
+        if args.follow:
+            return _follow(args)
         if args.kafka:
             from cdc_lake.kafka import land_kafka
 
@@ -45,6 +53,26 @@ def _cmd_land(args: argparse.Namespace) -> int:
     for path, reason in report.refused.items():
         print(f"cdc-lake land: {path}: not landed: {_one_line(reason)} (the other inputs were landed)", file=sys.stderr)
     return 4 if report.refused else 0
+
+
+def _follow(args: argparse.Namespace) -> int:
+    from cdc_lake.follow import follow_kafka, parse_every
+
+    try:
+        every_s = parse_every(args.every or "5m")
+    except ValueError as exc:
+        print(f"cdc-lake land: {exc}", file=sys.stderr)
+        return 2
+
+    def say(line: str) -> None:
+        print(line, flush=True)
+
+    def warn(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    return follow_kafka(
+        args.kafka, args.topic, args.format, every_s, build=not args.no_build, select=args.select, say=say, warn=warn
+    )
 
 
 def _one_line(exc: BaseException) -> str:
@@ -139,6 +167,16 @@ def build_parser() -> argparse.ArgumentParser:
         "each --topic from the offsets already landed to its current end"
     )
     land_parser.add_argument("--topic", action="append", default=[], metavar="TOPIC", help="a topic to land (with --kafka; repeatable)")
+    land_parser.add_argument(
+        "--follow", action="store_true", help="with --kafka: land, then dbt build, every --every until Ctrl-C or SIGTERM "
+        "(which stop it after the step in progress), one line per round"
+    )
+    land_parser.add_argument("--every", metavar="INTERVAL", help="with --follow: time between rounds, e.g. 30s, 5m (default), 1h")
+    land_parser.add_argument("--no-build", action="store_true", help="with --follow: land only (builds run elsewhere)")
+    land_parser.add_argument(
+        "--select", action="append", default=[], metavar="SELECTOR",
+        help="with --follow: what each round builds (dbt --select; repeatable), e.g. +cdc_current; default everything",
+    )
     land_parser.set_defaults(func=_cmd_land)
 
     requeue_parser = sub.add_parser(

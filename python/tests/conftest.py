@@ -56,7 +56,7 @@ SLOWEST_MODULES = (
     "test_standalone_cluster.py",  # about 5 (a local run, then 4 applications on a cluster)
     "test_thrift.py",  # about 3
     "test_catalog.py",  # about 3 (a catalog, serve, 3 builds, 2 landings in subprocesses)
-    "test_land_kafka.py",  # about 2.7 (a Kafka broker, a build, two CLI landings)
+    "test_land_kafka.py",  # about 4 (a Kafka broker, a build, two CLI landings, a CLI follower)
     "test_soak.py",  # about 3 (4 batches; 20 with CDC_LAKE_LONG_TESTS=1)
     "test_failure_injection.py",  # 7 builds, 4 of them failing part-way
     "test_typed.py",

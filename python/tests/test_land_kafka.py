@@ -39,6 +39,14 @@ MESSAGES = [*AUTO_KAFKA, DBZ]
 Debezium JSON message: record i goes to partition i % 3."""
 
 
+def canal_insert(row_id: int) -> str:
+    """A Canal JSON insert of row `row_id` into shop.followed."""
+    return (
+        '{"database":"shop","table":"followed","type":"INSERT","isDdl":false,"pkNames":["id"],'
+        f'"data":[{{"id":"{row_id}"}}],"es":1700000005000,"ts":1700000005001,"id":{row_id}}}'
+    )
+
+
 class Broker:
     """A Kafka broker and controller in one JVM on 127.0.0.1, its log in a temporary folder."""
 
@@ -352,3 +360,59 @@ def test_a_partition_ending_before_what_was_landed_is_reported():
          "records up to there are not landed from the broker; land them from a dump (Parquet) if they are new"],
         [],
     ]
+
+
+def test_a_follower_lands_and_builds_each_round_until_sigterm(lake, broker, landed, tmp_path):
+    """`cdc-lake land --kafka ... --follow` in a lake of its own: the first round lands and builds,
+    a later round lands what was produced meanwhile and builds, SIGTERM ends it (exit 0)."""
+    import queue
+    import threading
+
+    create_topic(lake.spark, broker, "followed", 2)
+    produce(lake.spark, broker, "followed", [(i % 2, canal_insert(i), {}) for i in range(3)])
+    command = [str(VENV_BIN / "cdc-lake"), "land", "--format", "canal_json", "--kafka", broker.bootstrap,
+               "--topic", "followed", "--follow", "--every", "2s", "--select", "+cdc_current"]
+    follower = subprocess.Popen(command, cwd=PROJECT_DIR, env=subprocess_lake_env(tmp_path, "followed"),
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line.rstrip("\n")) for line in follower.stdout], daemon=True).start()
+    seen: list[str] = []
+
+    def until(fragment: str, within_s: float = 600) -> str:
+        deadline = time.monotonic() + within_s
+        while time.monotonic() < deadline:
+            try:
+                line = lines.get(timeout=1)
+            except queue.Empty:
+                assert follower.poll() is None, f"the follower exited {follower.returncode}:\n" + "\n".join(seen)
+                continue
+            seen.append(line)
+            if fragment in line:
+                return line
+        pytest.fail(f"no line with {fragment!r} within {within_s} s:\n" + "\n".join(seen))
+
+    try:
+        first = until("round 1 ")
+        assert "landing 1: 3 message(s) (canal_json=3)" in first and "built in" in first, first
+        produce(lake.spark, broker, "followed", [(i % 2, canal_insert(i), {}) for i in range(3, 5)])
+        later = until("landing 2:")
+        assert "2 message(s) (canal_json=2)" in later and "built in" in later, later
+        follower.send_signal(signal.SIGTERM)
+        follower.wait(timeout=300)
+        time.sleep(0.5)  # the reader thread takes the last lines
+        while not lines.empty():
+            seen.append(lines.get())
+    finally:
+        if follower.poll() is None:
+            follower.kill()
+    assert follower.returncode == 0, "\n".join(seen)
+    assert seen[-1].startswith("stopped after round") or seen[-1].endswith("; stopped"), "\n".join(seen)
+    assert not [line for line in seen if "round" in line and "failed" in line], "\n".join(seen)
+    import pyarrow.dataset as ds
+
+    # cdc_current is a view over its newest build table, cdc_current__v<build time>
+    newest = max((tmp_path / "warehouse" / "followed.db").glob("cdc_current__v*"))
+    rows = ds.dataset(newest, format="parquet").to_table(columns=["source_table", "primary_key"]).to_pylist()
+    assert sorted(rows, key=str) == sorted(
+        ({"source_table": "followed", "primary_key": f'{{"id":"{i}"}}'} for i in range(5)), key=str
+    )

@@ -1,0 +1,200 @@
+"""`cdc-lake land --kafka ... --follow`: land and build on a schedule until stopped.
+
+Each round lands what the topics hold past the landed offsets (kafka.land_kafka: exactly once)
+and, when it landed something (and always in the first round, for landings of earlier runs), runs
+`dbt build` in the same process and Spark session. One line per round says what it did. A round
+starts every `every_s` seconds, or right after the previous one when that took longer.
+
+A failed landing (a broker down) or a failed build (a data test) is reported and the next round
+tries again: a follower runs until it is stopped. SIGINT or SIGTERM stops it after the step in
+progress: a landing commits (or, stopped before its commit, is removed by the next `land`), a
+build ends; nothing new starts. A second signal stops it at once, which the commit protocol makes
+safe too (an uncommitted landing is removed by the next `land`, an interrupted build is redone by
+the next build).
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+
+from cdc_lake.land import LandingError, LandingReport
+
+BUILD_ARGS = ("build", "--exclude-resource-type", "unit_test")
+"""A round's build: the scheduled build's (scripts/scheduled_build.sh); unit tests check SQL on
+fixed inputs and run in the test suite."""
+
+
+class StopRequest:
+    """SIGINT/SIGTERM while installed: the first asks the follower to stop after the step in
+    progress, a second raises KeyboardInterrupt (stop at once)."""
+
+    def __init__(self, say: Callable[[str], None]):
+        self.say = say
+        self.event = threading.Event()
+
+    def handle(self, signum: int, _frame: object) -> None:
+        if self.event.is_set():
+            raise KeyboardInterrupt(f"second {signal.Signals(signum).name}: stopping at once")
+        self.event.set()
+        self.say(
+            f"{signal.Signals(signum).name}: stopping after the step in progress "
+            "(send it again to stop at once; an interrupted landing is removed by the next land)"
+        )
+
+    @property
+    def requested(self) -> bool:
+        return self.event.is_set()
+
+    def wait(self, seconds: float) -> None:
+        """Sleep until `seconds` have passed or a stop is requested."""
+        self.event.wait(max(0.0, seconds))
+
+
+@contextmanager
+def stop_on_signals(say: Callable[[str], None]) -> Iterator[StopRequest]:
+    """Install a StopRequest for SIGINT and SIGTERM; restore the previous handlers on exit."""
+    stop = StopRequest(say)
+    previous = {signum: signal.signal(signum, stop.handle) for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield stop
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+@dataclass
+class Round:
+    """What one round did, for its progress line."""
+
+    number: int
+    started: datetime
+    landed: LandingReport | None = None
+    land_error: str | None = None
+    land_s: float = 0.0
+    built: bool = False
+    build_error: str | None = None
+    build_s: float = 0.0
+
+    def line(self, next_at: datetime | None) -> str:
+        parts = [f"round {self.number} {self.started:%H:%M:%S}:"]
+        if self.land_error is not None:
+            parts.append(f"not landed ({self.land_error});")
+        elif self.landed is not None and self.landed.total:
+            formats = ", ".join(f"{k}={v:,}" for k, v in sorted(self.landed.by_format.items()))
+            parts.append(
+                f"landing {self.landed.landing_seq}: {self.landed.total:,} message(s) ({formats}) "
+                f"in {self.land_s:.0f} s;"
+            )
+        else:
+            parts.append("nothing new;")
+        if self.build_error is not None:
+            parts.append(f"build failed after {self.build_s:.0f} s ({self.build_error});")
+        elif self.built:
+            parts.append(f"built in {self.build_s:.0f} s;")
+        else:
+            parts.append("no build;")
+        parts.append(f"next round at {next_at:%H:%M:%S}" if next_at else "stopped")
+        return " ".join(parts)
+
+
+def follow(
+    land_once: Callable[[], LandingReport],
+    build_once: Callable[[], None] | None,
+    every_s: float,
+    stop: StopRequest,
+    *,
+    say: Callable[[str], None] = print,
+    rounds: int | None = None,
+) -> int:
+    """Run rounds until `stop` is requested (or `rounds` have run). Exit status: 0, or 1 when the
+    last round's landing or build failed."""
+    from py4j.protocol import Py4JJavaError
+
+    from cdc_lake.dbt import DbtError
+
+    number, more, failed = 0, True, False
+    while more and not stop.requested:
+        number += 1
+        this = Round(number, datetime.now().astimezone())
+        started = time.monotonic()
+        try:
+            this.landed = land_once()
+        except (LandingError, Py4JJavaError) as exc:  # a broker down, a read that failed: next round retries
+            this.land_error = _one_line(exc)[:500]
+        this.land_s = time.monotonic() - started
+        landed_something = this.landed is not None and this.landed.total > 0
+        if build_once is not None and (number == 1 or landed_something) and not stop.requested:
+            build_started = time.monotonic()
+            try:
+                build_once()
+                this.built = True
+            except DbtError as exc:  # a failing data test: reported, and the next round builds again
+                this.build_error = _one_line(exc)[:500]
+            this.build_s = time.monotonic() - build_started
+        failed = bool(this.land_error or this.build_error)
+        more = not stop.requested and (rounds is None or number < rounds)
+        wait_s = max(0.0, started + every_s - time.monotonic())
+        say(this.line(datetime.fromtimestamp(time.time() + wait_s).astimezone() if more else None))
+        if more:
+            stop.wait(wait_s)
+    if more and stop.requested and number:
+        say(f"stopped after round {number}")
+    return 1 if failed else 0
+
+
+def follow_kafka(
+    bootstrap: str,
+    topics: Sequence[str],
+    format_id: str,
+    every_s: float,
+    *,
+    build: bool = True,
+    select: Sequence[str] = (),
+    rounds: int | None = None,
+    say: Callable[[str], None] = print,
+    warn: Callable[[str], None] = print,
+) -> int:
+    """`cdc-lake land --kafka ... --follow`: land `topics` every `every_s` seconds and build."""
+    from cdc_lake.dbt import run_dbt
+    from cdc_lake.kafka import land_kafka
+    from cdc_lake.land import check_format_id
+    from cdc_lake.settings import load_settings
+    from cdc_lake.spark import get_spark
+
+    check_format_id(format_id)
+    settings = load_settings()
+    say(f"following {', '.join(topics)} on {bootstrap} every {every_s:g} s "
+        f"({'landing and building' if build else 'landing only'}); Ctrl-C or SIGTERM stops after the step in progress")
+    spark = get_spark(settings)
+
+    def land_once() -> LandingReport:
+        return land_kafka(bootstrap, topics, format_id, spark=spark, settings=settings, say=lambda _m: None, warn=warn)
+
+    def build_once() -> None:
+        run_dbt([*BUILD_ARGS, *(("--select", *select) if select else ())])
+
+    with stop_on_signals(say) as stop:
+        return follow(land_once, build_once if build else None, every_s, stop, say=say, rounds=rounds)
+
+
+def parse_every(text: str) -> float:
+    """`30s`, `5m`, `1h` or plain seconds, as seconds (at least 1)."""
+    units = {"s": 1, "m": 60, "h": 3600}
+    value, unit = (text[:-1], text[-1]) if text and text[-1] in units else (text, "s")
+    try:
+        seconds = float(value) * units[unit]
+    except ValueError:
+        raise ValueError(f"--every {text!r}: give seconds or a number with s, m or h, e.g. 30s, 5m, 1h") from None
+    if seconds < 1:
+        raise ValueError(f"--every {text!r}: give at least 1 second")
+    return seconds
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
