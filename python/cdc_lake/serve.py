@@ -328,6 +328,14 @@ def say_out(message: str) -> None:
     print(message, flush=True)
 
 
+def _catalog_named(settings: Settings) -> str:
+    """The metastore, for the start line: the Derby folder, or the shared catalog's JDBC URL
+    without its parameters (they may hold a user or password)."""
+    if settings.uses_derby:
+        return f"metastore {settings.metastore_dir}"
+    return f"shared catalog {settings.catalog_url.split('?', 1)[0]}"
+
+
 def serve(
     port: int = DEFAULT_PORT,
     *,
@@ -355,7 +363,7 @@ def serve(
             f"starting the Spark Thrift Server on {host}:{port} "
             f"({'password required' if password is not None else 'no password: local users only'}; "
             f"warehouse {settings.warehouse_dir}, "
-            f"metastore {settings.metastore_dir}; log {server.log_path})"
+            f"{_catalog_named(settings)}; log {server.log_path})"
         )
         try:
             server.start(should_stop=lambda: bool(stop_requested))
