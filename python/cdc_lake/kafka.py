@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from cdc_lake.formats import AUTO, BINARY_FORMAT_IDS
 from cdc_lake.land import (
+    KAFKA_HEADERS_TYPE,
     LandingError,
     LandingReport,
     _drop_uncommitted,
@@ -267,7 +268,7 @@ def read_ranges(spark: "SparkSession", bootstrap: str, ranges: Sequence[Partitio
         F.col("offset").cast("bigint").alias("message_index"),
         F.col("value").cast("string").alias("message_text"),
         F.col("value").alias("message_bytes"),
-        F.col("headers").cast("array<struct<key:string,value:binary>>").alias("kafka_headers"),
+        F.col("headers").cast(KAFKA_HEADERS_TYPE).alias("kafka_headers"),
         F.concat(F.lit(f"kafka://{bootstrap}/"), F.col("topic")).alias("source_uri"),
         hash_of[part_key].alias("source_hash"),
         F.lit(0).alias("_input"),

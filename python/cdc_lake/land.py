@@ -44,6 +44,8 @@ if TYPE_CHECKING:
     import pyarrow.parquet as pq
     from pyspark.sql import Column, DataFrame, Row, SparkSession
 
+KAFKA_HEADERS_TYPE = "array<struct<key:string,value:binary>>"
+"""The type of raw_messages.kafka_headers, as Spark's Kafka source gives a record's headers."""
 TEXT_SUFFIXES = {".jsonl", ".json", ".txt", ".ndjson"}
 GZIP_SUFFIX = ".gz"
 """A text file compressed with gzip (`x.jsonl.gz`): Spark's text reader decompresses it by this
@@ -71,8 +73,8 @@ RAW_COLUMNS = (
     # a Kafka record at a topic/partition/offset that a record with other bytes was landed at
     # first (a re-created topic): landed as a message of its own (null in older landings)
     "is_kafka_offset_reused boolean",
-    # the headers of a record read from a broker (`land --kafka`); null for other inputs
-    "kafka_headers array<struct<key:string,value:binary>>",
+    # the headers of a Kafka record (read from a broker, or a dump's `headers` column); null for other inputs
+    f"kafka_headers {KAFKA_HEADERS_TYPE}",
 )
 EXPLAIN_ON_DRIVER_MAX_MESSAGES = 10_000
 """The messages of a landing of text files that are not JSON are explained in this process (after
@@ -682,6 +684,7 @@ def _read_input(
     from pyspark.sql.types import BinaryType, StringType
 
     null_str = F.lit(None).cast("string")
+    no_headers = F.lit(None).cast(KAFKA_HEADERS_TYPE).alias("kafka_headers")
     if item.kind == "text":
         if offsets is None:
             raise ValueError(f"{item.path}: a text input is read with the line offsets of _scan_text_inputs")
@@ -695,6 +698,7 @@ def _read_input(
             "message_index",
             "message_text",
             F.lit(None).cast("binary").alias("message_bytes"),
+            no_headers,
         )
     # a folder: the files of _folder_files, which its hash covers (basePath: the same partition
     # columns as reading the folder)
@@ -713,6 +717,7 @@ def _read_input(
             F.row_number().over(Window.orderBy("path")).cast("bigint").alias("message_index"),
             null_str.alias("message_text"),
             F.col("content").alias("message_bytes"),
+            no_headers,
         )
     df = reader.parquet(*paths)
     missing = {"value", "topic", "partition", "offset"} - set(df.columns)
@@ -746,6 +751,35 @@ def _read_input(
         F.col("offset").cast("bigint").alias("message_index"),
         text.alias("message_text"),
         raw.alias("message_bytes"),
+        _dump_headers(item, df).alias("kafka_headers"),
+    )
+
+
+def _dump_headers(item: LandingInput, df: "DataFrame") -> "Column":
+    """A Kafka dump's `headers` column as kafka_headers: Spark's Kafka source writes
+    array<struct<key,value>> (with includeHeaders); a map of key to value is taken too. None when
+    the dump has no such column; a `headers` column of another type is refused, not dropped."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import ArrayType, BinaryType, MapType, StringType, StructType
+
+    if "headers" not in df.columns:
+        return F.lit(None).cast(KAFKA_HEADERS_TYPE)
+    kind = df.schema["headers"].dataType
+    text_or_bytes = (StringType, BinaryType)
+    if isinstance(kind, MapType) and isinstance(kind.keyType, StringType) and isinstance(kind.valueType, text_or_bytes):
+        return F.map_entries("headers").cast(KAFKA_HEADERS_TYPE)
+    element = kind.elementType if isinstance(kind, ArrayType) else None
+    if (
+        isinstance(element, StructType)
+        and [f.name for f in element.fields] == ["key", "value"]
+        and isinstance(element["key"].dataType, StringType)
+        and isinstance(element["value"].dataType, text_or_bytes)
+    ):
+        return F.col("headers").cast(KAFKA_HEADERS_TYPE)
+    raise LandingError(
+        f"{item.path}: column headers must be array<struct<key:string,value:binary>> (as Spark's Kafka "
+        f"source writes it) or map<string,binary>, not {kind.simpleString()}; rename the column to land "
+        "the dump without its headers"
     )
 
 
@@ -921,7 +955,7 @@ def write_landing(
     if "is_kafka_offset_reused" not in df.columns:
         df = df.withColumn("is_kafka_offset_reused", F.lit(False))
     if "kafka_headers" not in df.columns:
-        df = df.withColumn("kafka_headers", F.lit(None).cast("array<struct<key:string,value:binary>>"))
+        df = df.withColumn("kafka_headers", F.lit(None).cast(KAFKA_HEADERS_TYPE))
     df = _with_parse_checks(_resolve_formats(df, format_id, decode_bytes=decode_bytes), failures)
     # message_text is UTF-8 here (text that is not has been moved to message_bytes), so its bytes
     # are what encode(message_text, 'UTF-8') gives, without decoding and encoding every message.

@@ -17,7 +17,7 @@ import pytest
 
 from cdc_lake import land as land_module
 from cdc_lake.exact_json import explain, explain_utf8
-from conftest import as_bytes, write_kafka_parquet
+from conftest import as_bytes, write_jsonl, write_kafka_parquet
 from test_detection import previous_detection
 
 JAVA_LINE_TERMINATORS = ("\r\n", "\n", "\r", "\u0085", "\u2028", "\u2029")
@@ -189,6 +189,58 @@ def test_a_kafka_dump_with_a_string_value_column_lands_as_one_with_a_binary_one(
         assert kept.keys() >= {1, 2}, format_id
         assert all(raw == as_bytes(values[index]) for index, raw in kept.items()), format_id
         assert from_binary[1]["decode_error"].startswith("not valid UTF-8 text at byte offset 27 (bytes ff fe")
+
+
+def _with_headers(path, headers_type, headers):
+    """Rewrite the Kafka dump at `path` with a `headers` column of `headers_type` (pyarrow)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(path)
+    pq.write_table(table.append_column("headers", pa.array(headers, headers_type)), path)
+    return path
+
+
+def test_the_headers_of_a_kafka_dump_are_kept(lake, tmp_path):
+    """A dump's `headers` column (Spark's Kafka source writes array<struct<key,value>>; a map is
+    taken too) lands in kafka_headers, in order; a text input of the same landing has none."""
+    import pyarrow as pa
+
+    message = '{"data":[{"id":"1"}],"database":"d","table":"t","type":"INSERT","pkNames":["id"]}'
+    entries = pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())]))
+    array_dump = _with_headers(
+        write_kafka_parquet(tmp_path / "array.parquet", [message, message], topic="a"), entries,
+        [[{"key": "trace", "value": b"\x00\x01"}, {"key": "trace", "value": b"2"}], None],
+    )
+    map_dump = _with_headers(
+        write_kafka_parquet(tmp_path / "map.parquet", [message], topic="m"), pa.map_(pa.string(), pa.string()),
+        [[("origin", "dts")]],
+    )
+    text = write_jsonl(tmp_path / "plain.jsonl", [message])
+    lake.scenario("land_dump_headers")
+    lake.land([array_dump, map_dump, text], "canal_json")
+    assert lake.rows(
+        "select kafka_topic, kafka_offset, kafka_headers from {schema}_raw.raw_messages order by 1 nulls last, 2"
+    ) == [
+        {"kafka_topic": "a", "kafka_offset": 0,
+         "kafka_headers": [{"key": "trace", "value": b"\x00\x01"}, {"key": "trace", "value": b"2"}]},
+        {"kafka_topic": "a", "kafka_offset": 1, "kafka_headers": None},
+        {"kafka_topic": "m", "kafka_offset": 0, "kafka_headers": [{"key": "origin", "value": b"dts"}]},
+        {"kafka_topic": None, "kafka_offset": None, "kafka_headers": None},
+    ]
+
+
+def test_a_kafka_dump_with_headers_of_another_type_is_refused(lake, tmp_path):
+    import pyarrow as pa
+
+    from cdc_lake.land import LandingError
+
+    dump = _with_headers(write_kafka_parquet(tmp_path / "odd.parquet", ["{}"]), pa.string(), ["trace=1"])
+    lake.scenario("land_dump_odd_headers")
+    with pytest.raises(LandingError, match=r"odd.parquet: column headers must be array<struct<key:string,"
+                                           r"value:binary>> .* not string; rename the column"):
+        lake.land([dump], "canal_json")
+    assert lake.rows("select count(*) as n from {schema}_raw.raw_messages") == [{"n": 0}]
 
 
 def test_hash_of_the_text_bytes_is_the_hash_of_its_utf8_encoding(lake):
