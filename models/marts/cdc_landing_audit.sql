@@ -12,11 +12,19 @@
     The counts per landing (int_cdc__landing_input_counts) are added up; a message that
     `cdc-lake requeue` landed again is then moved from its outcome to requeued: its copy, a new
     message, stands for it. Only the requeued messages' outcomes are looked up.
+
+    What never landed is shown too: kafka_lost_offsets counts the offsets of a Kafka partition
+    that the broker deleted (retention) before they were landed. A partition that lost offsets and
+    landed nothing has a row of its own, with no landed messages.
 -#}
 with
 
 landing_input_counts as (
     select * from {{ ref('int_cdc__landing_input_counts') }}
+),
+
+kafka_lost_offsets as (
+    select * from {{ ref('stg_cdc_landing__kafka_lost_offsets') }}
 ),
 
 requeued_messages as (
@@ -67,30 +75,42 @@ input_counts as (
         sum(reused_offset_messages) as reused_offset_messages
     from landing_input_counts
     group by landed_input
+),
+
+lost_offset_counts as (
+    select
+        landed_input,
+        min(landing_seq) as first_landing_seq,
+        max(landing_seq) as last_landing_seq,
+        sum(lost_offsets) as kafka_lost_offsets
+    from kafka_lost_offsets
+    group by landed_input
 )
 
 select
-    input_counts.landed_input,
-    input_counts.first_landing_seq,
-    input_counts.last_landing_seq,
-    input_counts.landed_messages,
-    input_counts.messages_with_changes,
-    input_counts.messages_with_ddl,
-    input_counts.control_messages,
-    input_counts.quarantined_messages - coalesce(requeued_counts.quarantined_messages, 0)
+    coalesce(input_counts.landed_input, lost_offset_counts.landed_input) as landed_input,
+    least(input_counts.first_landing_seq, lost_offset_counts.first_landing_seq) as first_landing_seq,
+    greatest(input_counts.last_landing_seq, lost_offset_counts.last_landing_seq) as last_landing_seq,
+    coalesce(input_counts.landed_messages, 0) as landed_messages,
+    coalesce(input_counts.messages_with_changes, 0) as messages_with_changes,
+    coalesce(input_counts.messages_with_ddl, 0) as messages_with_ddl,
+    coalesce(input_counts.control_messages, 0) as control_messages,
+    coalesce(input_counts.quarantined_messages, 0) - coalesce(requeued_counts.quarantined_messages, 0)
         as quarantined_messages,
-    input_counts.unaccounted_messages - coalesce(requeued_counts.unaccounted_messages, 0)
+    coalesce(input_counts.unaccounted_messages, 0) - coalesce(requeued_counts.unaccounted_messages, 0)
         as unaccounted_messages,
-    input_counts.outcome_change_messages - coalesce(requeued_counts.outcome_change_messages, 0)
+    coalesce(input_counts.outcome_change_messages, 0) - coalesce(requeued_counts.outcome_change_messages, 0)
         as outcome_change_messages,
-    input_counts.outcome_ddl_messages - coalesce(requeued_counts.outcome_ddl_messages, 0)
+    coalesce(input_counts.outcome_ddl_messages, 0) - coalesce(requeued_counts.outcome_ddl_messages, 0)
         as outcome_ddl_messages,
-    input_counts.outcome_control_messages - coalesce(requeued_counts.outcome_control_messages, 0)
+    coalesce(input_counts.outcome_control_messages, 0) - coalesce(requeued_counts.outcome_control_messages, 0)
         as outcome_control_messages,
     coalesce(requeued_counts.requeued_messages, 0) as requeued_messages,
-    input_counts.partly_quarantined_messages - coalesce(requeued_counts.partly_quarantined_messages, 0)
-        as partly_quarantined_messages,
-    input_counts.duplicate_messages,
-    input_counts.reused_offset_messages
+    coalesce(input_counts.partly_quarantined_messages, 0)
+    - coalesce(requeued_counts.partly_quarantined_messages, 0) as partly_quarantined_messages,
+    coalesce(input_counts.duplicate_messages, 0) as duplicate_messages,
+    coalesce(input_counts.reused_offset_messages, 0) as reused_offset_messages,
+    coalesce(lost_offset_counts.kafka_lost_offsets, 0) as kafka_lost_offsets
 from input_counts
 left join requeued_counts on input_counts.landed_input = requeued_counts.landed_input
+full outer join lost_offset_counts on input_counts.landed_input = lost_offset_counts.landed_input

@@ -9,7 +9,9 @@ land.py's write and commit (`write_landing`): a landing that never committed is 
 once; a re-run without new records lands nothing. A partition whose earliest offset is past the
 last landed one (the broker deleted records before they were landed) is landed from its earliest
 offset and reported: on stderr and in `landings.notes`; so is a partition landed for the first
-time in a topic landed before.
+time in a topic landed before. The lost offsets are recorded in `landings.kafka_lost_offsets`
+(cdc_landing_audit counts them per partition), also by a landing of no record when nothing
+followed them, and count as landed for the next landing's start: a loss is recorded once.
 """
 
 from __future__ import annotations
@@ -91,7 +93,9 @@ def land_kafka(
     notes = [note for r in ranges for note in _notes(r)]
     for note in notes:
         warn(f"cdc-lake land: {note}")
-    todo = [r for r in ranges if r.end > r.start]
+    # a partition with lost offsets and nothing after them is landed too, with no record: the
+    # landing records the loss (kafka_lost_offsets) once, and later landings start after it
+    todo = [r for r in ranges if r.end > r.start or r.lost]
     report = LandingReport()
     for topic in topics:
         count = sum(r.end - r.start for r in todo if r.topic == topic)
@@ -116,6 +120,7 @@ def land_kafka(
         say=say,
         decode_bytes=format_id == AUTO or format_id in BINARY_FORMAT_IDS,
         notes=notes,
+        lost_offsets=[(r.topic, r.partition, *r.lost) for r in ranges if r.lost],
     )
     for topic in topics:
         say(f"kafka topic {topic}: {report.landed.get(_topic_uri(bootstrap, topic), 0)} message(s) landed")
@@ -179,18 +184,23 @@ def broker_offsets(
 
 
 def landed_offsets(spark: "SparkSession", settings: Settings, topics: Sequence[str]) -> dict[tuple[str, int], int]:
-    """The last offset landed per (topic, partition) of `topics`, in committed landings."""
+    """The last offset landed per (topic, partition) of `topics`, in committed landings: of a
+    landed record, or the last of the offsets a landing recorded as lost (deleted by retention)."""
     from pyspark.sql import functions as F
 
-    committed = spark.table(f"{settings.raw_schema}.landings").select("landing_seq")
-    rows = (
+    landings = spark.table(f"{settings.raw_schema}.landings")
+    records = (
         spark.table(settings.raw_table)
         .where(F.col("kafka_topic").isin(*topics) & F.col("kafka_offset").isNotNull())
-        .join(committed, "landing_seq", "left_semi")
-        .groupBy("kafka_topic", "kafka_partition")
-        .agg(F.max("kafka_offset"))
-        .collect()
+        .join(landings.select("landing_seq"), "landing_seq", "left_semi")
+        .select("kafka_topic", "kafka_partition", "kafka_offset")
     )
+    lost = (
+        landings.select(F.explode("kafka_lost_offsets").alias("lost"))
+        .where(F.col("lost.kafka_topic").isin(*topics))
+        .select("lost.kafka_topic", "lost.kafka_partition", (F.col("lost.end_offset") - 1).alias("kafka_offset"))
+    )
+    rows = records.unionByName(lost).groupBy("kafka_topic", "kafka_partition").agg(F.max("kafka_offset")).collect()
     return {(r[0], int(r[1])): int(r[2]) for r in rows}
 
 
@@ -203,7 +213,10 @@ def plan_ranges(
     for (topic, partition), (earliest, end) in sorted(offsets.items()):
         last = landed.get((topic, partition))
         if last is None:
-            ranges.append(PartitionRange(topic, partition, earliest, end, is_new=topic in landed_topics))
+            # in a topic landed before, a new partition's offsets before its earliest were never landed
+            is_new = topic in landed_topics
+            lost = (0, earliest) if is_new and earliest > 0 else None
+            ranges.append(PartitionRange(topic, partition, earliest, end, lost=lost, is_new=is_new))
         elif earliest > last + 1:
             ranges.append(PartitionRange(topic, partition, earliest, end, lost=(last + 1, earliest)))
         else:

@@ -46,6 +46,10 @@ if TYPE_CHECKING:
 
 KAFKA_HEADERS_TYPE = "array<struct<key:string,value:binary>>"
 """The type of raw_messages.kafka_headers, as Spark's Kafka source gives a record's headers."""
+KAFKA_LOST_OFFSETS_TYPE = (
+    "array<struct<kafka_topic:string,kafka_partition:int,first_offset:bigint,end_offset:bigint>>"
+)
+"""The type of landings.kafka_lost_offsets."""
 TEXT_SUFFIXES = {".jsonl", ".json", ".txt", ".ndjson"}
 GZIP_SUFFIX = ".gz"
 """A text file compressed with gzip (`x.jsonl.gz`): Spark's text reader decompresses it by this
@@ -103,6 +107,9 @@ LANDINGS_COLUMNS = (
     # what the landing reports besides its messages (`land --kafka`: records a broker deleted
     # before they were landed, partitions landed for the first time); null when nothing
     "notes array<string>",
+    # `land --kafka`: per topic partition, the offsets [first_offset, end_offset) the broker deleted
+    # (retention) before they were landed; cdc_landing_audit counts them. Null when none.
+    f"kafka_lost_offsets {KAFKA_LOST_OFFSETS_TYPE}",
 )
 REQUEUED_COLUMNS = (
     "message_id string",
@@ -940,6 +947,7 @@ def write_landing(
     decode_bytes: bool = True,
     failures: Sequence[ParseFailure] | None = None,
     notes: Sequence[str] = (),
+    lost_offsets: Sequence[tuple[str, int, int, int]] = (),
 ) -> None:
     """Write the messages of `df` as landing `report.landing_seq` and commit it.
 
@@ -987,10 +995,10 @@ def write_landing(
     spark.createDataFrame(
         [(landing_seq, landing_id, format_id, list(inputs), list(source_hashes), report.total,
           sorted(report.by_format), list(input_bytes or [None] * len(inputs)),
-          list(input_lines or [None] * len(inputs)), list(notes) or None)],
+          list(input_lines or [None] * len(inputs)), list(notes) or None, list(lost_offsets) or None)],
         "landing_seq long, landing_id string, declared_format string, inputs array<string>, "
         "source_hashes array<string>, messages long, formats array<string>, input_bytes array<long>, "
-        "input_lines array<long>, notes array<string>",
+        f"input_lines array<long>, notes array<string>, kafka_lost_offsets {KAFKA_LOST_OFFSETS_TYPE}",
     ).withColumn("landed_at", F.current_timestamp()).select(
         *spark.table(landings_table).columns
     ).coalesce(1).write.insertInto(landings_table)

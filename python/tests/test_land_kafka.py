@@ -324,6 +324,22 @@ def test_records_deleted_before_they_were_landed_are_reported(lake, broker, land
         "cdc-lake land: kafka kept/0: offsets 2 to 3 (2 record(s) at most) were deleted by the broker "
         "(retention) before they were landed; landing from offset 4"
     ]
+    lost = lake.rows(f"select kafka_lost_offsets from {{schema}}_raw.landings where landing_seq = {report.landing_seq}")
+    assert lost == [{"kafka_lost_offsets": [
+        {"kafka_topic": "kept", "kafka_partition": 0, "first_offset": 2, "end_offset": 4}
+    ]}]
+    # every record after the landed ones deleted, nothing new: a landing of no record keeps the loss
+    produce(lake.spark, broker, "kept", [(0, f'{{"n":{i}}}', {}) for i in range(6, 9)])
+    delete_records(lake.spark, broker, "kept", 0, 9)
+    report, warnings = land(lake, broker, ["kept"], "canal_json")
+    assert (report.total, len(warnings)) == (0, 1) and "offsets 6 to 8 (3 record(s) at most)" in warnings[0]
+    again, warned_again = land(lake, broker, ["kept"], "canal_json")
+    assert (again.landing_seq, warned_again) == (None, [])  # recorded once, not reported again
+    lake.build("--select", "+cdc_landing_audit", *UNREAD)
+    assert lake.rows(
+        "select landed_input, landed_messages, kafka_lost_offsets from {schema}.cdc_landing_audit "
+        "where landed_input like 'kept/%'"
+    ) == [{"landed_input": "kept/0", "landed_messages": 4, "kafka_lost_offsets": 5}]
 
 
 def test_an_unreachable_broker_lands_nothing(lake, landed):
