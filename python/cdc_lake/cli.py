@@ -70,9 +70,14 @@ def _follow(args: argparse.Namespace) -> int:
     def warn(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
-    return follow_kafka(
-        args.kafka, args.topic, args.format, every_s, build=not args.no_build, select=args.select, say=say, warn=warn
-    )
+    try:
+        return follow_kafka(
+            args.kafka, args.topic, args.format, every_s, build=not args.no_build, select=args.select, say=say, warn=warn
+        )
+    except KeyboardInterrupt as exc:  # a second SIGINT/SIGTERM
+        print(f"cdc-lake land: {exc or 'interrupted'}; stopped at once (the next land removes an uncommitted landing)",
+              file=sys.stderr)
+        return 130
 
 
 def _one_line(exc: BaseException) -> str:

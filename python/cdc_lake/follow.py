@@ -156,7 +156,6 @@ def follow_kafka(
     *,
     build: bool = True,
     select: Sequence[str] = (),
-    rounds: int | None = None,
     say: Callable[[str], None] = print,
     warn: Callable[[str], None] = print,
 ) -> int:
@@ -180,7 +179,7 @@ def follow_kafka(
         run_dbt([*BUILD_ARGS, *(("--select", *select) if select else ())])
 
     with stop_on_signals(say) as stop:
-        return follow(land_once, build_once if build else None, every_s, stop, say=say, rounds=rounds)
+        return follow(land_once, build_once if build else None, every_s, stop, say=say)
 
 
 def parse_every(text: str) -> float:

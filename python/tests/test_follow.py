@@ -156,3 +156,19 @@ def test_follow_options_need_kafka_and_follow(capsys):
         "cdc-lake land: --follow, --every, --no-build and --select follow Kafka topics: give --kafka",
         "cdc-lake land: --every, --no-build and --select are options of --follow",
     ]
+
+
+def test_a_follower_stopped_at_once_says_so_and_exits_130(monkeypatch, capsys, tmp_path):
+    import cdc_lake.follow
+    from cdc_lake.cli import main
+
+    def stopped_at_once(*_args, **_kwargs) -> int:
+        raise KeyboardInterrupt("second SIGTERM: stopping at once")
+
+    monkeypatch.setenv("CDC_LAKE_METASTORE", str(tmp_path / "metastore_db"))
+    monkeypatch.setattr(cdc_lake.follow, "follow_kafka", stopped_at_once)
+    assert main(["land", "--format", "auto", "--kafka", "h:1", "--topic", "t", "--follow"]) == 130
+    assert capsys.readouterr().err == (
+        "cdc-lake land: second SIGTERM: stopping at once; stopped at once (the next land removes an "
+        "uncommitted landing)\n"
+    )
