@@ -33,12 +33,10 @@ landed as (
         source_uri,
         kafka_topic,
         kafka_partition,
-        coalesce(kafka_topic || '/' || kafka_partition, source_uri) as landed_input,
-        coalesce(is_kafka_offset_reused, false) as is_kafka_offset_reused
-    from {{ source('cdc_landing', 'raw_messages') }}
-    where
-        landing_seq in (select landing_seq from {{ source('cdc_landing', 'landings') }})
-        and landing_seq > {{ watermark }}
+        landed_input,
+        is_kafka_offset_reused
+    from {{ ref('stg_cdc_landing__messages') }}
+    where landing_seq > {{ watermark }}
 ),
 
 unchained_changes as (

@@ -29,8 +29,7 @@ kafka_lost_offsets as (
 
 requeued_messages as (
     select distinct message_id
-    from {{ source('cdc_landing', 'requeued') }}
-    where landing_seq in (select landing_seq from {{ source('cdc_landing', 'landings') }})
+    from {{ ref('stg_cdc_landing__requeued') }}
 ),
 
 requeued_outcomes as (

@@ -79,7 +79,7 @@ unusable_change_rows as (
         landed.kafka_offset,
         unusable.landed_at
     from unusable_changes as unusable
-    inner join {{ source('cdc_landing', 'raw_messages') }} as landed
+    inner join {{ ref('stg_cdc_landing__messages') }} as landed
         on
             unusable.message_id = landed.message_id
             and unusable.landing_seq = landed.landing_seq
@@ -87,8 +87,7 @@ unusable_change_rows as (
 
 requeued_messages as (
     select distinct message_id
-    from {{ source('cdc_landing', 'requeued') }}
-    where landing_seq in (select landing_seq from {{ source('cdc_landing', 'landings') }})
+    from {{ ref('stg_cdc_landing__requeued') }}
 ),
 
 quarantined as (
