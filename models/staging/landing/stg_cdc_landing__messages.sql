@@ -1,8 +1,8 @@
 {#-
-    The landed messages of committed landings, without their text: what the audit and the
-    quarantine say about a message besides its parse (where it came from, its format). A landing
-    that never committed (an interrupted `cdc-lake land`) is left out until the next `land`
-    removes it.
+    The landed messages of committed landings, as landed: what the audit and the quarantine say
+    about a message besides its parse (where it came from, its format, its text or bytes). A
+    landing that never committed (an interrupted `cdc-lake land`) is left out until the next
+    `land` removes it. A view: a reader reads only the columns it names.
 -#}
 {{ config(materialized='view') }}
 
@@ -25,6 +25,8 @@ select
     kafka_topic,
     kafka_partition,
     kafka_offset,
+    message_text,
+    message_bytes,
     coalesce(kafka_topic || '/' || kafka_partition, source_uri) as landed_input,
     coalesce(is_kafka_offset_reused, false) as is_kafka_offset_reused
 from raw_messages
