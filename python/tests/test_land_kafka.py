@@ -4,28 +4,25 @@ JSON and binary messages (the --format auto mix of test_format_binary) are produ
 Kafka sink into a topic of 3 partitions and landed from the broker: each record once, with its
 topic, partition, offset, key, timestamp and headers; again, nothing; after an interrupted landing,
 each record once; a partition added later and records deleted by retention before they were landed
-are landed from where they can be and reported.
+are landed from where they can be, reported and counted in the audit; a follower (`--follow`)
+lands and builds round by round until SIGTERM.
 """
 
 from __future__ import annotations
 
-import base64
 import os
 import signal
 import subprocess
 import time
-import uuid
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from cdc_lake.dbt import PROJECT_DIR
 from conftest import UNREAD, VENV_BIN, free_port, run_checked, subprocess_lake_env
+from kafka_broker import Broker, admin, create_topic
 from test_format_binary import AUTO_KAFKA
 
-BROKER_LIB = Path(__file__).parent / "kafka" / "lib"
-BROKER_START_S = 60
 TOPIC = "cdc"
 DBZ = (
     '{"before":null,"after":{"id":"7","n":"a"},"source":{"connector":"mysql","db":"shop",'
@@ -47,57 +44,6 @@ def canal_insert(row_id: int) -> str:
     )
 
 
-class Broker:
-    """A Kafka broker and controller in one JVM on 127.0.0.1, its log in a temporary folder."""
-
-    def __init__(self, root: Path):
-        self.root = root
-        self.port = free_port()
-        self.bootstrap = f"127.0.0.1:{self.port}"
-        self.log = root / "broker.log"
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        if not any(BROKER_LIB.glob("kafka_2.13-*.jar")):
-            pytest.fail(f"no Kafka broker jars in {BROKER_LIB}: run scripts/setup.sh --dev")
-        controller = free_port()
-        config = self.root / "server.properties"
-        config.write_text(
-            "process.roles=broker,controller\nnode.id=1\n"
-            f"controller.quorum.voters=1@127.0.0.1:{controller}\n"
-            f"listeners=PLAINTEXT://127.0.0.1:{self.port},CONTROLLER://127.0.0.1:{controller}\n"
-            f"advertised.listeners=PLAINTEXT://{self.bootstrap}\ncontroller.listener.names=CONTROLLER\n"
-            "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT\n"
-            f"log.dirs={self.root / 'data'}\noffsets.topic.replication.factor=1\n"
-            "transaction.state.log.replication.factor=1\ntransaction.state.log.min.isr=1\n"
-            "auto.create.topics.enable=false\ngroup.initial.rebalance.delay.ms=0\n"
-        )
-        java = ["java", "-Xmx256m", "-cp", f"{BROKER_LIB}/*"]
-        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
-        subprocess.run(
-            [*java, "kafka.tools.StorageTool", "format", "-t", cluster_id, "-c", str(config)],
-            check=True, capture_output=True, timeout=60,
-        )
-        with open(self.log, "wb") as log:
-            self.process = subprocess.Popen([*java, "kafka.Kafka", str(config)], stdout=log, stderr=log)
-        deadline = time.monotonic() + BROKER_START_S
-        while "Kafka Server started" not in self.log.read_text(errors="replace"):
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                tail = "\n".join(self.log.read_text(errors="replace").splitlines()[-30:])
-                pytest.fail(f"the Kafka broker did not start within {BROKER_START_S} s; its log ends:\n{tail}")
-            time.sleep(0.5)
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
-
-
 @pytest.fixture(scope="module")
 def broker(tmp_path_factory) -> Iterator[Broker]:
     handle = Broker(tmp_path_factory.mktemp("kafka"))
@@ -106,33 +52,15 @@ def broker(tmp_path_factory) -> Iterator[Broker]:
     handle.stop()
 
 
-def _admin(spark, broker: Broker):
-    jvm = spark._jvm
-    props = jvm.java.util.Properties()
-    props.setProperty("bootstrap.servers", broker.bootstrap)
-    return jvm.org.apache.kafka.clients.admin.Admin.create(props)
-
-
-def create_topic(spark, broker: Broker, topic: str, partitions: int) -> None:
-    jvm = spark._jvm
-    admin = _admin(spark, broker)
-    try:
-        topics = jvm.java.util.ArrayList()
-        topics.add(jvm.org.apache.kafka.clients.admin.NewTopic(topic, partitions, jvm.java.lang.Short.valueOf("1")))
-        admin.createTopics(topics).all().get()
-    finally:
-        admin.close()
-
-
 def add_partitions(spark, broker: Broker, topic: str, total: int) -> None:
     jvm = spark._jvm
-    admin = _admin(spark, broker)
+    client = admin(spark, broker)
     try:
         wanted = jvm.java.util.HashMap()
         wanted.put(topic, jvm.org.apache.kafka.clients.admin.NewPartitions.increaseTo(total))
-        admin.createPartitions(wanted).all().get()
+        client.createPartitions(wanted).all().get()
     finally:
-        admin.close()
+        client.close()
 
 
 def delete_records(spark, broker: Broker, topic: str, partition: int, before: int) -> None:
@@ -146,16 +74,16 @@ def delete_records(spark, broker: Broker, topic: str, partition: int, before: in
     types[0] = jvm.java.lang.Long.TYPE
     args = gateway.new_array(jvm.java.lang.Object, 1)
     args[0] = jvm.java.lang.Long.valueOf(str(before))
-    admin = _admin(spark, broker)
+    client = admin(spark, broker)
     try:
         cut = jvm.java.util.HashMap()
         cut.put(
             jvm.org.apache.kafka.common.TopicPartition(topic, partition),
             records.getMethod("beforeOffset", types).invoke(None, args),
         )
-        admin.deleteRecords(cut).all().get()
+        client.deleteRecords(cut).all().get()
     finally:
-        admin.close()
+        client.close()
 
 
 def produce(
