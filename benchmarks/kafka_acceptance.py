@@ -53,6 +53,7 @@ sys.path[:0] = [str(PROJECT_DIR / "python"), str(PROJECT_DIR / "python" / "tests
 
 import generate  # noqa: E402  (benchmarks/generate.py: the change stream)
 from kafka_broker import Broker, create_topic  # noqa: E402
+from query_loop import QueryLoop  # noqa: E402
 
 FORMATS = ("canal_json", "debezium_json", "dts_avro", "canal_protobuf")
 BY_TABLE = {"canal_json", "canal_protobuf"}  # Canal's partitionHash by table: a message holds rows of one table
@@ -302,45 +303,6 @@ class Commands:
         if process.returncode == -signal.SIGKILL:
             output += f"\n(killed after {timeout} s)"
         return Run(args, process.returncode, time.monotonic() - started, output, lines)
-
-
-class QueryLoop(threading.Thread):
-    """Counts cdc_current and cdc_history of `schema` through the server until stopped (as
-    python/tests/test_catalog.py's loop); keeps every answer and every error."""
-
-    def __init__(self, port: int, schema: str):
-        super().__init__(daemon=True)
-        self.port = port
-        self.schema = schema
-        self.answers: list[tuple[int, int]] = []
-        self.errors: list[str] = []
-        self.answers_after_builds: list[tuple[int, int]] = []
-        self.builds_ended = threading.Event()
-        self.stopping = threading.Event()
-
-    def run(self) -> None:
-        from pyhive import hive
-
-        connection = hive.connect(host="127.0.0.1", port=self.port, username="cdc_lake")
-        try:
-            while not self.stopping.is_set():
-                cursor = connection.cursor()
-                try:
-                    cursor.execute(f"select (select count(*) from {self.schema}.cdc_current), "
-                                   f"(select count(*) from {self.schema}.cdc_history)")
-                    ended = self.builds_ended.is_set()
-                    answer = tuple(cursor.fetchone())
-                    (self.answers_after_builds if ended else self.answers).append(answer)
-                except Exception as exc:  # noqa: BLE001 - every error is a finding
-                    status = getattr(exc.args[0] if exc.args else None, "status", None)
-                    message = getattr(status, "errorMessage", None) or str(exc)
-                    prefix = "after builds: " if self.builds_ended.is_set() else ""
-                    self.errors.append(prefix + " ".join(message.split())[:300])
-                finally:
-                    cursor.close()
-                time.sleep(0.2)
-        finally:
-            connection.close()
 
 
 # --------------------------------------------------------------------------------------------

@@ -20,7 +20,6 @@ import shutil
 import signal
 import subprocess
 import tempfile
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,6 +29,7 @@ import pytest
 
 from cdc_lake.dbt import PROJECT_DIR
 from conftest import VENV_BIN, free_port, run_checked, subprocess_lake_env
+from query_loop import QueryLoop
 
 pytestmark = [pytest.mark.slow]
 
@@ -44,51 +44,6 @@ HISTORY = ("select source_database, source_table, primary_key, "
            "to_json(map_from_entries(array_sort(map_entries(row)))), cast(valid_from as string), "
            "cast(valid_to as string), is_current, is_deleted from {schema}.cdc_history "
            "order by 1, 2, 3, 5, 6 nulls last, 8")
-
-
-def _error_message(exc: Exception) -> str:
-    """The server's message of a failed statement and, when a missing file caused it, that cause
-    (PyHive wraps the Thrift response; its errorMessage is only the outermost exception, e.g.
-    "Exception thrown in awaitResult:", and the causes are in infoMessages, the stack trace)."""
-    status = getattr(exc.args[0] if exc.args else None, "status", None)
-    message = getattr(status, "errorMessage", None) or str(exc)
-    causes = [line for line in getattr(status, "infoMessages", None) or [] if "FILE_NOT_EXIST" in line][:1]
-    return " ".join(" | ".join([message, *causes]).split())[:600]
-
-
-class QueryLoop(threading.Thread):
-    """Counts cdc_current and cdc_history through the server until stopped; keeps every answer
-    and every error."""
-
-    def __init__(self, port: int):
-        super().__init__(daemon=True)
-        self.port = port
-        self.answers: list[tuple[int, int]] = []
-        self.errors: list[str] = []
-        self.answers_after_builds: list[tuple[int, int]] = []  # once every build has ended
-        self.builds_ended = threading.Event()
-        self.stopping = threading.Event()
-
-    def run(self) -> None:
-        from pyhive import hive
-
-        connection = hive.connect(host="127.0.0.1", port=self.port, username="cdc_lake")
-        try:
-            while not self.stopping.is_set():
-                cursor = connection.cursor()
-                try:
-                    cursor.execute(f"select (select count(*) from {SCHEMA}.cdc_current), "
-                                   f"(select count(*) from {SCHEMA}.cdc_history)")
-                    builds_ended = self.builds_ended.is_set()
-                    answer = tuple(cursor.fetchone())
-                    (self.answers_after_builds if builds_ended else self.answers).append(answer)
-                except Exception as exc:  # noqa: BLE001 - every error is the finding
-                    self.errors.append(("after builds: " if self.builds_ended.is_set() else "") + _error_message(exc))
-                finally:
-                    cursor.close()
-                time.sleep(0.2)
-        finally:
-            connection.close()
 
 
 class Live:
@@ -150,7 +105,7 @@ def live() -> Iterator[Live]:
 
     port = free_port()
     server: subprocess.Popen[str] | None = None
-    loop = QueryLoop(port)
+    loop = QueryLoop(port, SCHEMA)
     try:
         run_checked([cdc_lake, "land", "--format", "canal_json", *map(str, CANAL)], env)
         server = subprocess.Popen(
