@@ -26,6 +26,6 @@ select
     landing_seq,
     lost_range.first_offset,
     lost_range.end_offset,
-    lost_range.kafka_topic || '/' || lost_range.kafka_partition as landed_input,
+    {{ cdc_kafka_input('lost_range.kafka_topic', 'lost_range.kafka_partition') }} as landed_input,
     lost_range.end_offset - lost_range.first_offset as lost_offsets
 from lost_ranges

@@ -27,7 +27,7 @@ select
     kafka_offset,
     message_text,
     message_bytes,
-    coalesce(kafka_topic || '/' || kafka_partition, source_uri) as landed_input,
+    coalesce({{ cdc_kafka_input('kafka_topic', 'kafka_partition') }}, source_uri) as landed_input,
     coalesce(is_kafka_offset_reused, false) as is_kafka_offset_reused
 from raw_messages
 where landing_seq in (select committed_landings.landing_seq from committed_landings)
