@@ -9,7 +9,7 @@
         A Parquet table partitioned by `column` answers from the metastore (cdc_max_partition_value),
         without a Spark job; any other table is read.
     -#}
-    {%- if not (execute and is_incremental()) -%}
+    {%- if not cdc_is_incremental_run() -%}
         {{- return(0) -}}
     {%- endif -%}
     {%- set restart_from = cdc_restart_watermark(this) -%}

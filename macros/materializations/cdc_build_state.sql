@@ -1,20 +1,20 @@
 {% macro cdc_mark_build(relation, state) %}
     {#-
-        A pre-hook ('running') and post-hook ('complete') of every model; acts only for an
-        incremental model whose table exists. It records in the table property
+        Called by the cdc_incremental materialization before ('running') and after ('complete') a
+        model writes; acts only when the model's table exists. It records in the table property
         `cdc_lake.build` whether the last build of the model finished. An insert_overwrite commits
         partition by partition (delete the old folder, move the new one in): a build killed in
         that moment can leave a partition missing or only some partitions new, and the next
         incremental build, reading its watermark from that table, would continue from a state
         that never existed. cdc_is_incremental() sees 'running' and rebuilds the model whole
-        instead. The pre-hook also records `cdc_lake.built_above`, the watermark this build starts
-        from (0 when it rebuilds the model whole), so that the data tests can check the landings
-        the build added (cdc_tested_watermark).
+        instead. The 'running' mark also records `cdc_lake.built_above`, the watermark this build
+        starts from (0 when it rebuilds the model whole), so that the data tests can check the
+        landings the build added (cdc_tested_watermark).
     -#}
     {%- if state == 'complete' -%}
         {%- do cdc_test_failure_hook(relation, 'after_write') -%}
     {%- endif -%}
-    {%- if execute and config.get('materialized') == 'incremental' -%}
+    {%- if execute -%}
         {%- set existing = adapter.get_relation(
             database=relation.database, schema=relation.schema, identifier=relation.identifier
         ) -%}
@@ -96,7 +96,7 @@
 
 {% macro cdc_clear_unfinished_build(relation) %}
     {#-
-        Called by the incremental materialization before it builds `relation`: after a build of
+        Called by the cdc_incremental materialization before it builds `relation`: after a build of
         the model that did not finish, drops what that build may have written, the partitions
         above the watermark the next build starts from (cdc_restart_watermark), or every partition
         when it rebuilds the model whole. An insert_overwrite replaces only the partitions it
@@ -129,12 +129,13 @@
 
 {% macro cdc_is_incremental() %}
     {#-
-        is_incremental(), except after an unfinished build of a model that cannot resume from
-        where that build started (cdc_restart_watermark): then the model is built from all its
-        input as on a first build. Incremental models use this (and cdc_watermark(), which
-        answers the watermark to resume from) instead of is_incremental().
+        is_incremental() (as cdc_is_incremental_run answers it), except after an unfinished build
+        of a model that cannot resume from where that build started (cdc_restart_watermark): then
+        the model is built from all its input as on a first build. Incremental models use this
+        (and cdc_watermark(), which answers the watermark to resume from) instead of
+        is_incremental().
     -#}
-    {%- if not (execute and is_incremental()) -%}
+    {%- if not cdc_is_incremental_run() -%}
         {{- return(false) -}}
     {%- endif -%}
     {{- return(cdc_restart_watermark(this) != 0) -}}

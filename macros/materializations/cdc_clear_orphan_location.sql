@@ -1,16 +1,15 @@
 {% macro cdc_clear_orphan_location(relation) %}
     {#-
-        A pre-hook of every model; acts only for an incremental model whose table does not exist.
+        Called by the cdc_incremental materialization; acts only when the model's table does not
+        exist.
         A build killed during the CREATE TABLE AS SELECT of an incremental model's first build (or
         full refresh) leaves files at the table's default location, and Spark then refuses to create
         the table there (LOCATION_ALREADY_EXISTS): every later build would fail. Those files belong
         to no table, so a managed helper table is pointed at that location and dropped, which
         deletes them. Parquet only (local Spark, Thrift Server): Delta tables are replaced in place.
-        (The project's `table` materialization never reuses a location, so it needs no cleaning.)
+        (The project's `cdc_table` materialization never reuses a location, so it needs no cleaning.)
     -#}
-    {%- if execute
-        and config.get('materialized') == 'incremental'
-        and config.get('file_format', 'parquet') == 'parquet' -%}
+    {%- if execute and config.get('file_format', 'parquet') == 'parquet' -%}
         {%- set found = run_query(
             "show tables in " ~ relation.schema ~ " like '" ~ relation.identifier ~ "'"
         ) -%}

@@ -19,7 +19,7 @@
 -#}
 {{
     config(
-        materialized='incremental',
+        materialized=cdc_materialized('incremental'),
         incremental_strategy='insert_overwrite',
         partition_by=['landing_seq'],
         cdc_resumable=false,

@@ -1,4 +1,4 @@
-{{ config(materialized='view') }}
+{{ config(materialized=cdc_materialized('view')) }}
 
 {#- Every staging model's events, one contract: the formats listed in var('cdc_formats'). -#}
 {%- for format_id in var('cdc_formats') %}

@@ -20,7 +20,7 @@
 -#}
 {{
     config(
-        materialized='incremental',
+        materialized=cdc_materialized('incremental'),
         incremental_strategy='insert_overwrite',
         partition_by=['stored_in_landing'],
     )

@@ -9,7 +9,7 @@
     A table: every build chains each such table's changes again from the first (a late change
     can re-pair identical rows), in one pass per table (cdc_chain_row_images).
 -#}
-{{ config(materialized='table') }}
+{{ config(materialized=cdc_materialized('table')) }}
 
 with
 

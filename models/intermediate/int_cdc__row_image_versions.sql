@@ -6,7 +6,7 @@
     A table, rebuilt from all chained changes each build like the chains; cdc_history and
     cdc_current add these versions to the keyed tables'.
 -#}
-{{ config(materialized='table') }}
+{{ config(materialized=cdc_materialized('table')) }}
 
 {%- set row_columns = 'source_database, source_table, primary_key' %}
 

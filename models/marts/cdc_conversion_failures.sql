@@ -6,7 +6,7 @@
     conversion as the typed tables); this view adds each version's number and valid_from from
     cdc_history, which can change when a late-arriving event re-chains a key.
 -#}
-{{ config(materialized='view') }}
+{{ config(materialized=cdc_materialized('view')) }}
 
 with
 

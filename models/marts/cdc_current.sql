@@ -1,7 +1,7 @@
 {#-
     The live rows: the current version of every key whose last change is not a delete, copied from
     the current partition of int_cdc__history_versions (as cdc_history shows it). A table of the
-    project's `table` materialization (a new table per build, then the view is pointed at it), not
+    project's `cdc_table` materialization (a new table per build, then the view is pointed at it), not
     a view: while a build replaces that partition (delete the folder, move the new one in) a view
     could read it missing, and readers of cdc_current must never see a half-written state.
     Tables keyed by row image add their live rows from int_cdc__row_image_versions (identical

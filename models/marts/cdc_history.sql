@@ -7,7 +7,7 @@
     cdc_broadcast_max_new_rows (counted when dbt builds the view), the view broadcasts them to its
     anti join, so a reader does not shuffle every version to find the superseded ones.
 -#}
-{{ config(materialized='view') }}
+{{ config(materialized=cdc_materialized('view')) }}
 
 {%- set newest_chains_where = 'stored_in_landing = 0 and chain_start_landing > 0' -%}
 {%- set broadcast_newest_chains = '/*+ broadcast(newest_chains) */' if cdc_row_count_at_most(

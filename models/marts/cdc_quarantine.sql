@@ -5,7 +5,7 @@
     Messages that `cdc-lake requeue` landed again are left out (their new copy stands for them).
     A view (over the staging models' quarantine rows), so a build does not rescan all history.
 -#}
-{{ config(materialized='view') }}
+{{ config(materialized=cdc_materialized('view')) }}
 
 {%- set change_columns -%}
     source_format,

@@ -6,7 +6,7 @@ metastore (Derby admits one process, so they cannot share the test process's ses
 killed with its whole process group (the Python process and its Spark JVM) when a marker appears
 in its output, after a short delay. The uninterrupted reference run is made in the test process.
 Every build leaves out the unit tests (they read no landed data) and the typed and catalog marts
-(cdc_columns, cdc_tables and what is built on them: the same `table` materialization as the marts
+(cdc_columns, cdc_tables and what is built on them: the same `cdc_table` materialization as the marts
 compared here), which keeps the builds affordable.
 
 CI kills each kind of step once: a landing before its commit and while it writes, a first build

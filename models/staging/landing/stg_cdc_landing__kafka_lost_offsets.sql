@@ -3,7 +3,7 @@
     were landed, one row per landing and topic partition, named as cdc_landing_audit names a Kafka
     input (topic/partition).
 -#}
-{{ config(materialized='view') }}
+{{ config(materialized=cdc_materialized('view')) }}
 
 with
 

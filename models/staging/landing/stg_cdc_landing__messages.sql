@@ -4,7 +4,7 @@
     landing that never committed (an interrupted `cdc-lake land`) is left out until the next
     `land` removes it. A view: a reader reads only the columns it names.
 -#}
-{{ config(materialized='view') }}
+{{ config(materialized=cdc_materialized('view')) }}
 
 with
 

@@ -2,7 +2,7 @@
     The messages `cdc-lake requeue` landed again, in committed requeue landings: each stands for
     its copy, the new message `requeued_as`.
 -#}
-{{ config(materialized='view') }}
+{{ config(materialized=cdc_materialized('view')) }}
 
 with
 

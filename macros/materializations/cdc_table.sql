@@ -1,15 +1,17 @@
-{% materialization table, adapter='spark', supported_languages=['sql'] %}
+{% materialization cdc_table, adapter='spark', supported_languages=['sql'] %}
     {#-
-        The project's `table` materialization (it replaces dbt-spark's). dbt-spark drops a Parquet
-        table and then runs CREATE TABLE AS SELECT: readers find no table for the whole build, and a
-        build killed during the CTAS leaves files at the table's location that make every later
-        build fail (LOCATION_ALREADY_EXISTS). Here each build writes a new table
-        `<model>__v<build time>`, then one metastore call points the view `<model>` at it: readers
-        always see a complete table (the previous build until the swap), and a killed build leaves
-        only a table nobody reads, under a name no later build uses. Builds older than the one
-        readers saw before the swap are dropped. An existing view is repointed with ALTER VIEW (one
-        metastore update): Spark runs CREATE OR REPLACE VIEW as a drop and a create, and a reader of
-        a shared catalog (`cdc-lake catalog`) between the two finds no view.
+        The project's tables on Spark (its intermediate and marts folders, cdc_materialized()).
+        dbt-spark's `table` drops a Parquet table and then runs CREATE TABLE AS SELECT: readers
+        find no table for the whole build, and a build killed during the CTAS leaves files at the
+        table's location that make every later build fail (LOCATION_ALREADY_EXISTS). Here each
+        build writes a new table `<model>__v<build time>`, then one metastore call points the view
+        `<model>` at it: readers always see a complete table (the previous build until the swap),
+        and a killed build leaves only a table nobody reads, under a name no later build uses.
+        Builds older than the one readers saw before the swap are dropped. An existing view is
+        repointed with ALTER VIEW (one metastore update): Spark runs CREATE OR REPLACE VIEW as a
+        drop and a create, and a reader of a shared catalog (`cdc-lake catalog`) between the two
+        finds no view. The test hook (cdc_test_failure_hook) can fail the build before or after
+        it writes.
     -#}
     {%- set identifier = model['alias'] -%}
     {%- set build_identifier = identifier ~ '__v' ~ run_started_at.strftime('%Y%m%d%H%M%S%f') -%}
@@ -23,6 +25,7 @@
     ) -%}
 
     {{ run_hooks(pre_hooks) }}
+    {%- do cdc_test_failure_hook(target_relation, 'before_write') -%}
 
     {%- set previous_build = cdc_view_build(old_relation) -%}
 
@@ -47,6 +50,7 @@
     {% do apply_grants(target_relation, grant_config, should_revoke) %}
     {% do persist_docs(target_relation, model) %}
 
+    {%- do cdc_test_failure_hook(target_relation, 'after_write') -%}
     {{ run_hooks(post_hooks) }}
 
     {{ return({'relations': [target_relation]}) }}
