@@ -198,7 +198,9 @@
 {% endmacro %}
 
 
-{% macro cdc_typed_value(value_text, spark_type, source_type="cast(null as string)", source_types=none) %}
+{% macro cdc_typed_value(
+    value_text, spark_type, source_type="cast(null as string)", source_types=none, number_text=none
+) %}
     {#-
         The value text (exact text from a row image) converted to `spark_type` (a literal Spark type
         from cdc_columns.spark_type), reading it the way its source type says (Debezium logical
@@ -207,6 +209,8 @@
         text whose typed value is null), never silently lost. See _typing__macros.yml for the rules.
         `source_types`, when given, lists every source type the values can have (cdc_columns):
         without a Kafka Connect / Debezium type among them, their branches are left out.
+        `number_text`, when given, is the value's number text already decoded (cdc_numeric_text),
+        which the numeric targets use instead of decoding it again.
     -#}
     {%- set target = cdc_checked_spark_type(spark_type) -%}
     {%- set connect_types = [] -%}
@@ -219,7 +223,8 @@
     {%- set with_connect = source_types is none or connect_types | length > 0 -%}
     {%- set text = 'typed_input.text' -%}
     {%- set base = 'typed_input.base' -%}
-    {%- set number = cdc_numeric_text('typed_input.text', 'typed_input.source_type', with_connect) -%}
+    {%- set number = 'typed_input.number' if number_text
+        else cdc_numeric_text('typed_input.text', 'typed_input.source_type', with_connect) -%}
     {%- set conversion -%}
     {%- if target in ('int', 'integer', 'bigint', 'smallint', 'tinyint') -%}
         try_cast({{ number }} as {{ target }})
@@ -301,6 +306,9 @@
             'text', cast({{ value_text }} as string),
             'source_type', cast({{ source_type }} as string),
             'base', {{ cdc_type_base(source_type) }}
+            {%- if number_text %},
+            'number', cast({{ number_text }} as string)
+            {%- endif %}
         )
     {%- endset -%}
     cast({{ cdc_let('typed_input', input, conversion) }} as {{ 'string' if target not in (

@@ -135,10 +135,19 @@ plain_checks as (
 uncertain_values as (
     -- the others, few, go through an exchange: the full conversion runs in a stage of its own, so
     -- the generated code of the stage every value passes stays small enough for the JIT compiler
-    -- (together they make one method of about 60 KB, which the JVM interprets)
     select /*+ repartition */ *
     from plain_checks
     where not coalesce(surely_converts, false)
+),
+
+decoded_values as (
+    -- a number's text decoded once (a Kafka Connect Decimal, true/false), for every numeric type
+    -- in the conversion below: decoded in each of them, the generated code of this stage grew
+    -- over the JVM's 64 KB method limit
+    select
+        *,
+        {{ cdc_numeric_text('value_text', 'value_source_type') }} as number_text
+    from uncertain_values
 ),
 
 checked_values as (
@@ -148,14 +157,16 @@ checked_values as (
         case spark_type
             {%- for spark_type in spark_types %}
             when {{ cdc_sql_string(spark_type) }}
-                then {{ cdc_typed_value('value_text', spark_type, 'value_source_type') }} is null
+                then {{ cdc_typed_value(
+                    'value_text', spark_type, 'value_source_type', number_text='number_text'
+                ) }} is null
             {%- endfor %}
             else false
         end
         {%- else -%}
         false
         {%- endif %} as is_failure
-    from uncertain_values
+    from decoded_values
 ),
 
 failures as (
