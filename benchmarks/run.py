@@ -281,7 +281,7 @@ def lake_counts(lake: Path) -> dict:
     """Row counts of the marts, read from their Parquet folders (views have none)."""
     schema_dir = lake / "warehouse" / "cdc_bench.db"
     return {
-        "cdc_changes": count_parquet_rows(table_folder(schema_dir, "cdc_changes")),
+        "cdc_changes": count_parquet_rows(table_folder(schema_dir, "int_cdc__changes")),
         "cdc_history": history_rows(table_folder(schema_dir, "int_cdc__history_versions")),
         "cdc_current": count_parquet_rows(table_folder(schema_dir, "cdc_current"), "source_database"),
     }

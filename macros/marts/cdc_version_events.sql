@@ -1,6 +1,6 @@
 {% macro cdc_version_events(changes, extra_columns=[]) %}
     {#-
-        The events that open a version, from `changes` (cdc_changes or a CTE with its columns): one
+        The events that open a version, from `changes` (int_cdc__changes or a CTE with its columns): one
         per change, whose row is the after image (the before image for a delete), and, for an UPDATE
         that changes the primary key, one more (split_order 0) that deletes the old key's row.
         cdc_history numbers them into versions; int_cdc__conversion_checks checks their rows.

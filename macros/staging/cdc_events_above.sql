@@ -6,7 +6,7 @@
         their planning (about half a second per reader for ten idle formats). Every staging model
         is referenced while dbt parses, so the lineage is the same on every build.
     -#}
-    {%- set formats = cdc_formats_landed_above(watermark) -%}
+    {%- set formats = cdc_formats_landed_above(watermark, ref('stg_cdc_landing__landings')) -%}
     (
     {%- for format_id in var('cdc_formats') if formats is none or format_id in formats %}
         select * from {{ ref('stg_' ~ format_id ~ '__changes') }} where landing_seq > {{ watermark }}
@@ -17,14 +17,16 @@
 {% endmacro %}
 
 
-{% macro cdc_formats_landed_above(watermark) %}
+{% macro cdc_formats_landed_above(watermark, committed_landings=none) %}
     {#-
         The formats the committed landings above `watermark` hold (landings.formats), or none for
         "any format": while dbt parses, before anything was landed, or when such a landing does not
-        record its formats (landed by an older cdc-lake).
+        record its formats (landed by an older cdc-lake). `committed_landings` is the relation to
+        read them from: ref('stg_cdc_landing__landings') outside staging; by default the source.
     -#}
     {#- referenced before anything returns, so that dbt records the dependency when it parses -#}
-    {%- set landings = source('cdc_landing', 'landings') -%}
+    {%- set landings = committed_landings if committed_landings is not none
+        else source('cdc_landing', 'landings') -%}
     {%- if not execute or load_relation(landings) is none -%}
         {{- return(none) -}}
     {%- endif -%}

@@ -147,11 +147,14 @@
 
 
 {% macro cdc_spark_types_in_use() %}
-    {#- The distinct spark_type values of cdc_columns, read at execution time (empty while parsing). -#}
+    {#-
+        The distinct spark_type values of int_cdc__columns (the rows of cdc_columns), read at
+        execution time (empty while parsing).
+    -#}
     {%- if not execute -%}
         {{ return([]) }}
     {%- endif -%}
-    {%- set relation = load_relation(ref('cdc_columns')) -%}
+    {%- set relation = load_relation(ref('int_cdc__columns')) -%}
     {%- if relation is none -%}
         {{ return([]) }}
     {%- endif -%}

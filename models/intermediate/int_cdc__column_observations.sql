@@ -38,7 +38,7 @@ changes as (
         event_ts,
         landing_seq,
         {{ cdc_event_position() }} as event_position
-    from {{ ref('cdc_changes') }}
+    from {{ ref('int_cdc__changes') }}
     where landing_seq > {{ cdc_watermark() }}
 ),
 

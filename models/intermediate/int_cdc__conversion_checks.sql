@@ -1,9 +1,9 @@
 {#-
     The conversion check of every value of every version (the events of cdc_version_events): one
-    row per value that does not convert to its column's Spark type (cdc_columns.spark_type), with
-    record_kind 'failure', and one row per landing and table checked, with record_kind
-    'checked_table' and the hash of the table's column types it was checked against
-    (cdc_column_types_fingerprints). Same conversion as the typed tables (cdc_typed_value).
+    row per value that does not convert to its column's Spark type (spark_type of
+    int_cdc__columns, the rows of cdc_columns), with record_kind 'failure', and one row per
+    landing and table checked, with record_kind 'checked_table' and the hash of the table's
+    column types it was checked against (cdc_column_types_fingerprints). Same conversion as the typed tables (cdc_typed_value).
 
     Incremental, a partition per landing: a build checks the new landings' values, and checks a
     landing again only when a table in it has other column types now (a type widened, a column was
@@ -25,13 +25,13 @@
         cdc_resumable=false,
     )
 }}
--- depends_on: {{ ref('cdc_columns') }}
+-- depends_on: {{ ref('int_cdc__columns') }}
 {%- set spark_types = cdc_spark_types_in_use() %}
 {%- set watermark = cdc_watermark() %}
 {%- set recheck_landings = [] %}
 {%- if cdc_is_incremental() %}
     {%- set stale = run_query(
-        'with current_fingerprints as (' ~ cdc_column_types_fingerprints(ref('cdc_columns')) ~ ') '
+        'with current_fingerprints as (' ~ cdc_column_types_fingerprints(ref('int_cdc__columns')) ~ ') '
         ~ 'select distinct checked.landing_seq from ' ~ this ~ ' as checked '
         ~ 'left join current_fingerprints '
         ~ 'on checked.source_database <=> current_fingerprints.source_database '
@@ -54,16 +54,16 @@ table_columns as (
         column_name,
         spark_type,
         source_type
-    from {{ ref('cdc_columns') }}
+    from {{ ref('int_cdc__columns') }}
 ),
 
 table_fingerprints as (
-    {{ cdc_column_types_fingerprints(ref('cdc_columns')) }}
+    {{ cdc_column_types_fingerprints(ref('int_cdc__columns')) }}
 ),
 
 changes as (
     select *
-    from {{ ref('cdc_changes') }}
+    from {{ ref('int_cdc__changes') }}
     where landing_seq > {{ watermark }}{{ recheck_filter }}
 ),
 

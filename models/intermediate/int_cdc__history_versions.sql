@@ -30,7 +30,7 @@
 {%- set incremental = cdc_is_incremental() -%}
 {%- set watermark = cdc_watermark() -%}
 {#- a small increment's keys are broadcast to the joins, not the history shuffled to them -#}
-{%- set is_small_increment = cdc_is_small_increment(ref('cdc_changes'), watermark) -%}
+{%- set is_small_increment = cdc_is_small_increment(ref('int_cdc__changes'), watermark) -%}
 {%- set broadcast_late_keys = '/*+ broadcast(late_keys) */' if is_small_increment else '' -%}
 {%- set broadcast_new_keys = '/*+ broadcast(new_keys) */' if is_small_increment else '' -%}
 {%- set broadcast_late_chains = '/*+ broadcast(late_chains) */' if is_small_increment else '' -%}
@@ -53,7 +53,7 @@ with
 
 changes as (
     -- tables keyed by row image are chained in int_cdc__row_image_versions
-    select * from {{ ref('cdc_changes') }}
+    select * from {{ ref('int_cdc__changes') }}
     where key_source != 'row_image'
 ),
 
@@ -113,7 +113,7 @@ late_chains as (
 late_key_events as (
     -- keys with late events: every event so far, read back from the stored versions of their
     -- current chain (a chain holds every event of its key up to the build that wrote it; the
-    -- stored versions are narrower to read than cdc_changes), and their new events
+    -- stored versions are narrower to read than int_cdc__changes), and their new events
     select {{ broadcast_late_chains }}
         {%- for c in event_columns %}
         stored.{{ c }}{{ ',' if not loop.last }}

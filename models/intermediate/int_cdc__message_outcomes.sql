@@ -1,6 +1,6 @@
 {#-
     One row per landed message of a committed landing: what became of it, and whether it was a
-    duplicate (it had row changes, and cdc_changes kept none of them: each was delivered before).
+    duplicate (it had row changes, and int_cdc__changes kept none of them: each was delivered before).
     Each part of a message (an element of a JSON array, a row of a multi-row message, an entry of a
     protobuf Message) is a row change (with a resolved key), a DDL statement, a control event, or
     quarantined (including a row change whose key cannot be resolved, and a change of a table
@@ -9,7 +9,7 @@
     messages that `cdc-lake requeue` landed again as requeued instead.
 
     Incremental (one partition per landing_seq): a message's parts all come from its own landing,
-    and so do its rows in cdc_changes (which never drops a row it kept), so a build adds the
+    and so do its rows in int_cdc__changes (which never drops a row it kept), so a build adds the
     outcomes of the new landings only.
 -#}
 {{
@@ -76,7 +76,7 @@ event_parts as (
 
 messages_in_changes as (
     select distinct message_id
-    from {{ ref('cdc_changes') }}
+    from {{ ref('int_cdc__changes') }}
     where landing_seq > {{ watermark }}
 ),
 

@@ -17,7 +17,7 @@ row_image_changes as (
     select
         *,
         1 as split_order
-    from {{ ref('cdc_changes') }}
+    from {{ ref('int_cdc__changes') }}
     where key_source = 'row_image'
 ),
 

@@ -1,5 +1,5 @@
 {#-
-    The row changes of each landing, counted per source table (from cdc_changes, so a change
+    The row changes of each landing, counted per source table (from int_cdc__changes, so a change
     delivered twice counts once), with when the first and last of them happened. Incremental, a
     partition per landing: cdc_tables adds up this small table instead of reading every change.
 -#}
@@ -21,7 +21,7 @@ new_changes as (
         key_source,
         landing_seq,
         {{ cdc_event_position() }} as event_position
-    from {{ ref('cdc_changes') }}
+    from {{ ref('int_cdc__changes') }}
     where landing_seq > {{ cdc_watermark() }}
 )
 

@@ -1,139 +1,14 @@
 {#-
-    One row per row change of every format, keyed and deduplicated: a change delivered again (in
-    another file, at other Kafka offsets, or again in the same input) gives one change.
-    change_id is a hash of what the change says (format, table, key, op, images, event time and
-    id, source position, row in its message) and, for a change without a source position, of its
-    occurrence: within one input (a file, or a Kafka partition, of one landing) the changes of a
-    key are put in the key's order; a change identical to the change just before it is a
-    re-delivery of it (same occurrence), and an identical change with other changes of the key
-    in between is a new occurrence. So a Canal batch in which a row goes A->B, B->A, A->B keeps
-    both A->B changes (occurrences 1 and 2), and the same batch delivered again gives the same
-    ids. A change with a source position is identified by it: any copy is a re-delivery.
-    cdc_history orders the changes of one key by cdc_version_order().
-    Incremental: new landings are appended as new landing_seq partitions; a change already
-    present (same change_id) is not appended again. Occurrences are counted within one landing,
-    so a full and an incremental build give the same ids.
+    One row per row change of every format, keyed and deduplicated: the changes that
+    int_cdc__changes stores (and the history, the message outcomes and the column catalogue are
+    built from). A view, so the changes are written once.
 -#}
-{{
-    config(
-        materialized=cdc_materialized('incremental'),
-        incremental_strategy='insert_overwrite',
-        partition_by=['landing_seq'],
-    )
-}}
-
-{%- set incremental = cdc_is_incremental() %}
-{%- set watermark = cdc_watermark() %}
-{#- the order of a key's changes within one input (cdc_version_order without the landing) -#}
-{%- set key_sequence_order -%}
-    event_ts asc nulls last, emitted_ts asc nulls last, source_batch_id asc nulls last,
-    message_index, element_index, row_index
-{%- endset -%}
-{#- a small increment's change ids are broadcast to every task that reads the stored ones -#}
-{%- set broadcast_new_changes = '/*+ broadcast(change_ids) */'
-    if cdc_is_small_increment(ref('int_cdc__changes_keyed'), watermark) else '' %}
+{{ config(materialized=cdc_materialized('view')) }}
 
 with
 
-keyed_changes as (
-    select *
-    from {{ ref('int_cdc__changes_keyed') }}
-    where
-        key_problem is null
-        and landing_seq > {{ watermark }}
-),
-
-identified as (
-    select
-        *,
-        sha2(
-            to_json(named_struct(
-                'format', source_format,
-                'database', source_database,
-                'table', source_table,
-                'key', primary_key,
-                'op', op,
-                'before', before,
-                'after', after,
-                'event_ts', cast(event_ts as string),
-                'log_file', source_log_file,
-                'log_pos', source_log_pos,
-                'row', row_index,
-                'event', source_event_id
-            )),
-            256
-        ) as content_id,
-        coalesce(kafka_topic || '/' || kafka_partition, source_uri) as delivered_in
-    from keyed_changes
-),
-
-key_sequences as (
-    -- each key's changes in one input of one landing, in the key's order, with the content of
-    -- the change before
-    select
-        *,
-        lag(content_id) over (
-            partition by landing_seq, delivered_in, source_database, source_table, primary_key
-            order by {{ key_sequence_order }}
-        ) as previous_content_id
-    from identified
-),
-
-repeats as (
-    -- the occurrence of a content among its key's changes in one input: a change identical to
-    -- the one before it is a re-delivery of it (same occurrence), any other is a new occurrence;
-    -- a change with a source position is identified by it (always occurrence 1)
-    select
-        *,
-        case
-            when source_log_pos is not null then 1
-            else count_if(previous_content_id is null or previous_content_id != content_id) over (
-                partition by landing_seq, delivered_in, source_database, source_table, primary_key, content_id
-                order by {{ key_sequence_order }}
-                rows between unbounded preceding and current row
-            )
-        end as repeat_number
-    from key_sequences
-),
-
-change_ids as (
-    select
-        *,
-        case
-            when repeat_number = 1 then content_id
-            else sha2(content_id || '/' || repeat_number, 256)
-        end as change_id
-    from repeats
-),
-
-first_deliveries as (
-    select *
-    from change_ids
-    qualify row_number() over (
-        partition by change_id
-        order by landing_seq, message_index, element_index, row_index
-    ) = 1
-),
-
-{%- if incremental %}
-
-earlier_changes as (
-    -- the new change ids an earlier landing brought already: the stored change ids are probed
-    -- with the new ones, not shuffled to meet them
-    select {{ broadcast_new_changes }} stored.change_id
-    from {{ this }} as stored
-    left semi join change_ids
-        on stored.change_id = change_ids.change_id
-),
-{%- endif %}
-
-deduplicated as (
-    select first_deliveries.*
-    from first_deliveries
-    {%- if incremental %}
-    left anti join earlier_changes
-        on first_deliveries.change_id = earlier_changes.change_id
-    {%- endif %}
+changes as (
+    select * from {{ ref('int_cdc__changes') }}
 )
 
 select
@@ -144,7 +19,7 @@ select
     op,
     primary_key,
     before_primary_key,
-    resolved_key_columns as key_columns,
+    key_columns,
     key_source,
     before,
     after,
@@ -166,4 +41,4 @@ select
     kafka_partition,
     kafka_offset,
     landed_at
-from deduplicated
+from changes

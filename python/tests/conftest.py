@@ -82,7 +82,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 # are off unless --vars '{cdc_examples: true}'.
 UNREAD = ("--exclude-resource-type", "unit_test")
 # ... and the column catalogue and table lifecycle with all that is built on them (test_typed's).
-UNREAD_AND_TYPING = (*UNREAD, "--exclude", "cdc_columns+", "cdc_tables+")
+UNREAD_AND_TYPING = (*UNREAD, "--exclude", "int_cdc__columns+", "cdc_tables+")
 
 
 class Lake:

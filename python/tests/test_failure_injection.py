@@ -56,7 +56,7 @@ CI_FAILURES = (
     ("stg_canal_json__changes:after_write",),  # staging, incremental
     (
         "int_cdc__changes_keyed:after_write",  # keys resolved, incremental
-        "cdc_ddl:after_write",  # a mart, incremental
+        "int_cdc__ddl:after_write",  # DDL statements, incremental
     ),
     (
         "int_cdc__history_versions:after_write",  # history versions, other partitions

@@ -134,7 +134,7 @@ def runs(lake, tmp_path_factory):
         if n == 3:
             # the newest landing's partition (landing 4: Debezium took landing 3)
             interrupt(lake, "stg_canal_json__changes", "landing_seq=4")
-            interrupt(lake, "cdc_changes", "landing_seq=4")
+            interrupt(lake, "int_cdc__changes", "landing_seq=4")
             interrupt(lake, "int_cdc__history_versions", "stored_in_landing=0")
             current_after_interruption = lake.rows(
                 "select count(*) as n from {schema}.cdc_history where closed_in_landing = 0"
@@ -230,7 +230,7 @@ def test_scheduled_build_tests_the_landings_it_added(runs):
     incremental, full = tested["incremental"], tested["full"]
     scoped = {
         "not_null_cdc_changes_change_id": 6,
-        "cdc_unique_new_values_cdc_changes_change_id__cdc_changes": 6,
+        "cdc_unique_new_values_cdc_changes_change_id__int_cdc__changes": 6,
         "not_null_int_cdc__message_outcomes_message_id": 6,
         "cdc_event_kind_is_known_stg_canal_json__changes_": 5,
         "not_null_cdc_history_valid_from": 6,
