@@ -26,7 +26,7 @@ from conftest import UNREAD, write_jsonl, write_kafka_parquet
 MACROS = Path(__file__).resolve().parents[2] / "macros" / "marts" / "cdc_chain_row_images.sql"
 FORMATS = ["canal_json", "debezium_json"]
 SELECTION = [
-    "+cdc_history", "+cdc_current", "+cdc_quarantine", "+cdc_landing_audit", "+cdc_tables",
+    "+cdc_changes", "+cdc_history", "+cdc_current", "+cdc_quarantine", "+cdc_landing_audit", "+cdc_tables",
     "warn_cdc_tables_keyed_by_row_image", "warn_cdc_row_image_tables_now_keyed",
 ]
 

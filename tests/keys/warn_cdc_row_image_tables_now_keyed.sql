@@ -11,7 +11,7 @@ row_image_tables as (
         source_database,
         source_table,
         count(*) as changes_keyed_by_row_image
-    from {{ ref('cdc_changes') }}
+    from {{ ref('int_cdc__changes') }}
     where key_source = 'row_image'
     group by source_database, source_table
 )

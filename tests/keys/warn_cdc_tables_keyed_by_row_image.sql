@@ -10,6 +10,6 @@ select
     source_database,
     source_table,
     count(*) as changes_keyed_by_row_image
-from {{ ref('cdc_changes') }}
+from {{ ref('int_cdc__changes') }}
 where key_source = 'row_image'
 group by source_format, source_database, source_table
