@@ -31,8 +31,10 @@ def test_the_dag_flows_one_way():
         for parent in node["depends_on"]["nodes"]:
             if parent.startswith("source.") and layer != "staging":
                 wrong.append(f"{name} ({layer}) reads {parent}")
-            parent_layer = layer_of.get(parent)
-            if parent_layer == "marts" and layer != "marts" or layer == "staging" and parent_layer not in (None, "staging"):
+            parent_layer = layer_of.get(parent)  # None for a seed or a source
+            reads_a_mart = parent_layer == "marts" and layer != "marts"
+            staging_reads_a_later_layer = layer == "staging" and parent_layer not in (None, "staging")
+            if reads_a_mart or staging_reads_a_later_layer:
                 wrong.append(f"{name} ({layer}) reads {parent} ({parent_layer})")
     assert wrong == []
 
