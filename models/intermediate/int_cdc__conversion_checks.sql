@@ -3,7 +3,8 @@
     row per value that does not convert to its column's Spark type (spark_type of
     int_cdc__columns, the rows of cdc_columns), with record_kind 'failure', and one row per
     landing and table checked, with record_kind 'checked_table' and the hash of the table's
-    column types it was checked against (cdc_column_types_fingerprints). Same conversion as the typed tables (cdc_typed_value).
+    column types it was checked against (cdc_column_types_fingerprints). Same conversion as the
+    typed tables (cdc_typed_value).
 
     Incremental, a partition per landing: a build checks the new landings' values, and checks a
     landing again only when a table in it has other column types now (a type widened, a column was
