@@ -1,4 +1,4 @@
-{% macro cdc_watermark(column='landing_seq') %}
+{% macro cdc_watermark(column='landing_seq', properties=none) %}
     {#-
         The highest `column` already in the model being built (0 on a first or full-refresh build):
         incremental models process only landings above it. Read at execution time, so the filter
@@ -7,12 +7,13 @@
         a build of the model that did not finish it is the watermark that build started from, or
         0 when the model is rebuilt whole (cdc_restart_watermark).
         A Parquet table partitioned by `column` answers from the metastore (cdc_max_partition_value),
-        without a Spark job; any other table is read.
+        without a Spark job; any other table is read. `properties`, when given, are the table's
+        properties, already read (the cdc_incremental materialization reads them once).
     -#}
     {%- if not cdc_is_incremental_run() -%}
         {{- return(0) -}}
     {%- endif -%}
-    {%- set restart_from = cdc_restart_watermark(this) -%}
+    {%- set restart_from = cdc_restart_watermark(this, properties) -%}
     {%- if restart_from is not none -%}
         {{- return(restart_from) -}}
     {%- endif -%}

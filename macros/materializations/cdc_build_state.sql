@@ -1,4 +1,4 @@
-{% macro cdc_mark_build(relation, state) %}
+{% macro cdc_mark_build(relation, state, built_above=none) %}
     {#-
         Called by the cdc_incremental materialization before ('running') and after ('complete') a
         model writes; acts only when the model's table exists. It records in the table property
@@ -9,7 +9,8 @@
         that never existed. cdc_is_incremental() sees 'running' and rebuilds the model whole
         instead. The 'running' mark also records `cdc_lake.built_above`, the watermark this build
         starts from (0 when it rebuilds the model whole), so that the data tests can check the
-        landings the build added (cdc_tested_watermark).
+        landings the build added (cdc_tested_watermark): `built_above` when the caller has it,
+        else cdc_watermark().
     -#}
     {%- if state == 'complete' -%}
         {%- do cdc_test_failure_hook(relation, 'after_write') -%}
@@ -21,7 +22,8 @@
         {%- if existing is not none and existing.type != 'view' -%}
             {%- set properties = ["'cdc_lake.build' = '" ~ state ~ "'"] -%}
             {%- if state == 'running' -%}
-                {%- do properties.append("'cdc_lake.built_above' = '" ~ cdc_watermark() ~ "'") -%}
+                {%- set built_above = cdc_watermark() if built_above is none else built_above -%}
+                {%- do properties.append("'cdc_lake.built_above' = '" ~ built_above ~ "'") -%}
             {%- endif -%}
             {%- do run_query(
                 "alter table " ~ relation ~ " set tblproperties (" ~ properties | join(', ') ~ ")"
@@ -65,7 +67,7 @@
 {% endmacro %}
 
 
-{% macro cdc_restart_watermark(relation) %}
+{% macro cdc_restart_watermark(relation, properties=none) %}
     {#-
         None when the last build of the incremental model `relation` finished (see cdc_mark_build).
         Else the watermark the next build starts from: the one the unfinished build started from
@@ -79,8 +81,9 @@
         or below their watermark; a model that does (int_cdc__conversion_checks checks old landings
         again) says `cdc_resumable=false`, and int_cdc__history_versions (partitioned by
         stored_in_landing, its current versions rewritten each build) is rebuilt whole.
+        `properties`, when given, are the table's (cdc_build_properties), already read.
     -#}
-    {%- set properties = cdc_build_properties(relation) -%}
+    {%- set properties = cdc_build_properties(relation) if properties is none else properties -%}
     {%- if properties.get('cdc_lake.build') != 'running' -%}
         {{- return(none) -}}
     {%- endif -%}
@@ -94,16 +97,17 @@
 {% endmacro %}
 
 
-{% macro cdc_clear_unfinished_build(relation) %}
+{% macro cdc_clear_unfinished_build(relation, properties=none) %}
     {#-
         Called by the cdc_incremental materialization before it builds `relation`: after a build of
         the model that did not finish, drops what that build may have written, the partitions
         above the watermark the next build starts from (cdc_restart_watermark), or every partition
         when it rebuilds the model whole. An insert_overwrite replaces only the partitions it
         writes rows to, so a partition the new build writes no rows to would otherwise stay, e.g.
-        closed versions of int_cdc__history_versions stored twice.
+        closed versions of int_cdc__history_versions stored twice. `properties` as in
+        cdc_restart_watermark.
     -#}
-    {%- set restart_from = cdc_restart_watermark(relation) -%}
+    {%- set restart_from = cdc_restart_watermark(relation, properties) -%}
     {%- if restart_from is none -%}
         {{- return(none) -}}
     {%- endif -%}

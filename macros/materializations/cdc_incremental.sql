@@ -14,14 +14,17 @@
         - After it wrote, the table is marked 'complete'.
     -#}
     {%- do cdc_clear_orphan_location(this) -%}
-    {%- if cdc_is_incremental_run() -%}
-        {%- do cdc_clear_unfinished_build(this) -%}
+    {#- the table's properties and watermark are read once here and passed to the steps -#}
+    {%- set incremental_run = cdc_is_incremental_run() -%}
+    {%- set properties = cdc_build_properties(this) if incremental_run else {} -%}
+    {%- if incremental_run -%}
+        {%- do cdc_clear_unfinished_build(this, properties) -%}
     {%- endif -%}
-    {#- decided before the table is marked running, which cdc_is_incremental() would read -#}
+    {%- set watermark = cdc_watermark(properties=properties) -%}
     {%- set format_id = cdc_staged_format(model) -%}
     {%- set nothing_new = format_id is not none
-        and cdc_is_incremental() and not cdc_has_new_landings(format_id) -%}
-    {%- do cdc_mark_build(this, 'running') -%}
+        and incremental_run and not cdc_has_new_landings(format_id, watermark) -%}
+    {%- do cdc_mark_build(this, 'running', built_above=watermark) -%}
     {%- if nothing_new -%}
         {{ run_hooks(pre_hooks) }}
         {%- do store_result(
@@ -67,11 +70,12 @@
 {% endmacro %}
 
 
-{% macro cdc_has_new_landings(format_id) %}
+{% macro cdc_has_new_landings(format_id, watermark) %}
     {#-
-        True when a committed landing above the model's watermark holds messages of `format_id`
-        (or, landed by an older cdc-lake, does not say which formats it holds).
+        True when a committed landing above `watermark` (the model's, cdc_watermark()) holds
+        messages of `format_id` (or, landed by an older cdc-lake, does not say which formats it
+        holds).
     -#}
-    {%- set formats = cdc_formats_landed_above(cdc_watermark()) -%}
+    {%- set formats = cdc_formats_landed_above(watermark) -%}
     {{- return(formats is none or format_id in formats) -}}
 {% endmacro %}
