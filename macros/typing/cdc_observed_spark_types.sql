@@ -56,3 +56,82 @@
         {{ value_spark_types }}
     )))
 {% endmacro %}
+
+
+{% macro cdc_decimal_type_of_value(number_text) %}
+    {#-
+        The decimal(p,s) of a plain number text as written: its fraction digits (trailing zeros
+        kept, as OMS writes them) and its integer digits (12.50 -> decimal(4,2), -0.001 ->
+        decimal(4,3), 1.5E+3 -> decimal(4,0)); null when the text is not a plain number or needs more
+        than 38 digits. Used to size DECIMAL columns whose type gives no precision.
+    -#}
+    {%- set parts -%}
+        named_struct(
+            'is_plain', value_number rlike '^[+-]?[0-9]*(\\.[0-9]*)?([eE][+-]?[0-9]+)?$'
+                and value_number rlike '[0-9]',
+            'fraction', regexp_extract(value_number, '^[+-]?[0-9]*\\.([0-9]*)', 1),
+            'significant', regexp_replace(
+                concat(
+                    regexp_extract(value_number, '^[+-]?([0-9]*)', 1),
+                    regexp_extract(value_number, '^[+-]?[0-9]*\\.([0-9]*)', 1)
+                ),
+                '^0+',
+                ''
+            ),
+            'exponent', coalesce(try_cast(regexp_extract(value_number, '[eE]([+-]?[0-9]+)$', 1) as int), 0)
+        )
+    {%- endset -%}
+    {%- set scale = 'greatest(0, length(value_parts.fraction) - value_parts.exponent)' -%}
+    {%- set sized -%}
+        case
+            when value_parts.is_plain
+                and greatest(1, length(value_parts.significant) - length(value_parts.fraction) + value_parts.exponent)
+                + {{ scale }} <= 38
+                then concat(
+                    'decimal(',
+                    greatest(1, length(value_parts.significant) - length(value_parts.fraction) + value_parts.exponent)
+                    + {{ scale }},
+                    ',', {{ scale }}, ')'
+                )
+        end
+    {%- endset -%}
+    {{ cdc_let('value_number', 'trim(' ~ number_text ~ ')', cdc_let('value_parts', parts, sized)) }}
+{% endmacro %}
+
+
+{% macro cdc_wider_spark_type(left_type, right_type) %}
+    {#-
+        The narrowest Spark type (text) that holds the values of both types: integers widen to
+        bigint and to decimal(p,s) with enough integer and fraction digits (capped at 38, integer
+        digits first), any number with float/double gives double, date with timestamp gives
+        timestamp, anything else mixed gives string. Null inputs are ignored.
+    -#}
+    {%- set numeric_types = "('boolean', 'int', 'bigint', 'float', 'double')" -%}
+    {%- set integer_digits = "case {t} when 'boolean' then 1 when 'int' then 10 when 'bigint' then 19 else try_cast(regexp_extract({t}, '\\\\((\\\\d+)', 1) as int) - try_cast(regexp_extract({t}, ',(\\\\d+)\\\\)', 1) as int) end" -%}
+    {%- set fraction_digits = "coalesce(try_cast(regexp_extract({t}, ',(\\\\d+)\\\\)', 1) as int), 0)" -%}
+    {%- set wide_integer_digits = 'greatest(' ~ integer_digits.replace('{t}', left_type) ~ ', ' ~ integer_digits.replace('{t}', right_type) ~ ')' -%}
+    {%- set wide_fraction_digits = 'greatest(' ~ fraction_digits.replace('{t}', left_type) ~ ', ' ~ fraction_digits.replace('{t}', right_type) ~ ')' -%}
+    case
+        when {{ left_type }} is null then {{ right_type }}
+        when {{ right_type }} is null or {{ left_type }} = {{ right_type }} then {{ left_type }}
+        when {{ left_type }} = 'string' or {{ right_type }} = 'string' then 'string'
+        when ({{ left_type }} in {{ numeric_types }} or {{ left_type }} like 'decimal(%')
+            and ({{ right_type }} in {{ numeric_types }} or {{ right_type }} like 'decimal(%')
+            then case
+                when {{ left_type }} in ('float', 'double') or {{ right_type }} in ('float', 'double') then 'double'
+                when {{ left_type }} not like 'decimal(%' and {{ right_type }} not like 'decimal(%'
+                    then case
+                        when 'bigint' in ({{ left_type }}, {{ right_type }}) then 'bigint'
+                        else 'int'
+                    end
+                when {{ wide_integer_digits }} + {{ wide_fraction_digits }} <= 38
+                    then concat(
+                        'decimal(', {{ wide_integer_digits }} + {{ wide_fraction_digits }}, ',',
+                        {{ wide_fraction_digits }}, ')'
+                    )
+                else concat('decimal(38,', greatest(0, 38 - {{ wide_integer_digits }}), ')')
+            end
+        when {{ left_type }} in ('date', 'timestamp') and {{ right_type }} in ('date', 'timestamp') then 'timestamp'
+        else 'string'
+    end
+{% endmacro %}
