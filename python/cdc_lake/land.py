@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     import pandas as pd
     import pyarrow.parquet as pq
     from pyspark.sql import Column, DataFrame, Row, SparkSession
+    from pyspark.sql.types import StructType
 
 KAFKA_HEADERS_TYPE = "array<struct<key:string,value:binary>>"
 """The type of raw_messages.kafka_headers, as Spark's Kafka source gives a record's headers."""
@@ -451,43 +452,64 @@ class _Progress:
 
 def ensure_tables(spark: "SparkSession", settings: Settings) -> None:
     """Create the raw schema, the landing table and the landings log if they do not exist."""
-    spark.sql(f"create database if not exists {settings.raw_schema}")
-    spark.sql(
-        f"create table if not exists {settings.raw_table} ({', '.join(RAW_COLUMNS)}, "
-        "landing_seq bigint) using parquet partitioned by (landing_seq)"
-    )
-    spark.sql(
-        f"create table if not exists {settings.raw_schema}.landings ({', '.join(LANDINGS_COLUMNS)}) using parquet"
-    )
-    spark.sql(
-        f"create table if not exists {settings.raw_schema}.requeued ({', '.join(REQUEUED_COLUMNS)}, "
-        "landing_seq bigint) using parquet partitioned by (landing_seq)"
-    )
+    landings = f"{settings.raw_schema}.landings"
+    requeued = f"{settings.raw_schema}.requeued"
+    # reading a table's schema is one catalog lookup, cheaper than a `create ... if not exists`
+    schemas = {table: _schema_or_none(spark, table) for table in (settings.raw_table, landings)}
+    if None in schemas.values() or not spark.catalog.tableExists(requeued):
+        spark.sql(f"create database if not exists {settings.raw_schema}")
+        spark.sql(
+            f"create table if not exists {settings.raw_table} ({', '.join(RAW_COLUMNS)}, "
+            "landing_seq bigint) using parquet partitioned by (landing_seq)"
+        )
+        spark.sql(f"create table if not exists {landings} ({', '.join(LANDINGS_COLUMNS)}) using parquet")
+        spark.sql(
+            f"create table if not exists {requeued} ({', '.join(REQUEUED_COLUMNS)}, "
+            "landing_seq bigint) using parquet partitioned by (landing_seq)"
+        )
+        schemas = {table: spark.table(table).schema for table in schemas}
     # A lake landed by an older cdc-lake gains the columns added since (null in old rows).
-    for table, columns in ((settings.raw_table, RAW_COLUMNS), (f"{settings.raw_schema}.landings", LANDINGS_COLUMNS)):
-        existing = {f.name for f in spark.table(table).schema.fields}
-        missing = [c for c in columns if c.split(" ", 1)[0] not in existing]
+    for table, columns in ((settings.raw_table, RAW_COLUMNS), (landings, LANDINGS_COLUMNS)):
+        present = {f.name for f in schemas[table].fields}
+        missing = [c for c in columns if c.split(" ", 1)[0] not in present]
         if missing:
             spark.sql(f"alter table {table} add columns ({', '.join(missing)})")
 
 
-def _drop_uncommitted(spark: "SparkSession", settings: Settings, say: Callable[[str], None]) -> None:
+def _schema_or_none(spark: "SparkSession", table: str) -> "StructType | None":
+    """The schema of `table`, or None when it does not exist."""
+    from pyspark.errors import AnalysisException
+
+    try:
+        return spark.table(table).schema
+    except AnalysisException:
+        return None
+
+
+def _drop_uncommitted(
+    spark: "SparkSession",
+    settings: Settings,
+    say: Callable[[str], None],
+    committed: set[int] | None = None,
+) -> None:
     """Remove what an interrupted `land` or `requeue` left: partitions of landings that never
     committed, and files written but never registered as a partition (a kill during the commit of
-    the write), which a later landing reusing the same landing_seq would otherwise pick up."""
-    committed = {r[0] for r in spark.sql(f"select landing_seq from {settings.raw_schema}.landings").collect()}
+    the write), which a later landing reusing the same landing_seq would otherwise pick up.
+    `committed`: the landing_seq of every row of `landings`, when the caller has read them."""
+    if committed is None:
+        committed = {r[0] for r in spark.sql(f"select landing_seq from {settings.raw_schema}.landings").collect()}
     for table in (settings.raw_table, f"{settings.raw_schema}.requeued"):
-        for row in spark.sql(f"show partitions {table}").collect():
-            seq = int(row[0].split("=", 1)[1])
-            if seq not in committed:
-                say(f"removing landing {seq} from {table}: it never committed (an interrupted run)")
-                spark.sql(f"alter table {table} drop if exists partition (landing_seq={seq})")
-        _remove_unregistered_files(spark, table, committed, say)
+        _remove_uncommitted_partitions(spark, table, committed, say)
 
 
-def _remove_unregistered_files(
+def _remove_uncommitted_partitions(
     spark: "SparkSession", table: str, committed: set[int], say: Callable[[str], None]
 ) -> None:
+    """Drop the partitions of `table` whose landing never committed, and delete its folders that
+    no committed landing wrote. The table's folder is listed (one file system call) rather than
+    its partitions (a metastore call): a write creates a partition's folder before it registers
+    the partition, so an uncommitted partition always has one (a partition registered without a
+    folder holds no rows, and a later write into it starts empty)."""
     location = next(
         r[1] for r in spark.sql(f"describe table extended {table}").collect() if r[0] == "Location"
     )
@@ -502,7 +524,10 @@ def _remove_unregistered_files(
         if name.startswith("landing_seq="):
             seq = name.split("=", 1)[1]
             stray = not seq.isdigit() or int(seq) not in committed
-        if stray:
+            if seq.isdigit() and int(seq) not in committed:
+                say(f"removing landing {seq} from {table}: it never committed (an interrupted run)")
+                spark.sql(f"alter table {table} drop if exists partition (landing_seq={seq})")
+        if stray and fs.exists(status.getPath()):
             say(f"removing {status.getPath()}: files of an interrupted write")
             fs.delete(status.getPath(), True)
 
@@ -1004,9 +1029,15 @@ def write_landing(
     ).coalesce(1).write.insertInto(landings_table)
 
 
-def next_landing(spark: "SparkSession", settings: Settings) -> tuple[int, str]:
-    """The sequence number (one above the last committed landing's) and a new id of a landing."""
-    last = spark.sql(f"select coalesce(max(landing_seq), 0) from {settings.raw_schema}.landings").collect()[0][0]
+def next_landing(
+    spark: "SparkSession", settings: Settings, landings: Sequence["Row"] | None = None
+) -> tuple[int, str]:
+    """The sequence number (one above the last committed landing's) and a new id of a landing.
+    `landings`: the rows of the landings log (with landing_seq), when the caller has read them."""
+    if landings is None:
+        last = spark.sql(f"select coalesce(max(landing_seq), 0) from {settings.raw_schema}.landings").collect()[0][0]
+    else:
+        last = max((r["landing_seq"] for r in landings), default=0)
     return int(last) + 1, f"{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-{uuid.uuid4().hex[:8]}"
 
 
@@ -1045,13 +1076,14 @@ def land(
     settings = settings or load_settings()
     spark = spark or get_spark(settings)
     ensure_tables(spark, settings)
-    _drop_uncommitted(spark, settings, say)
-    inputs = hashing.result()
-
-    report = LandingReport()
+    # the landings log, read once: what committed, what is landed already, the next landing_seq
     landings = spark.sql(
         f"select landing_seq, inputs, source_hashes, input_bytes, input_lines from {settings.raw_schema}.landings"
     ).collect()
+    _drop_uncommitted(spark, settings, say, {r["landing_seq"] for r in landings})
+    inputs = hashing.result()
+
+    report = LandingReport()
     landed_hashes = {h for r in landings for h in r["source_hashes"]}
     landed_text = _landed_text_files(landings)
     todo: list[LandingInput] = []
@@ -1070,7 +1102,7 @@ def land(
     if not todo:
         return report
 
-    landing_seq, landing_id = next_landing(spark, settings)
+    landing_seq, landing_id = next_landing(spark, settings, landings)
     report.landing_seq = landing_seq
 
     texts = [item for item in todo if item.kind == "text"]
