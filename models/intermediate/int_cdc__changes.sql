@@ -36,7 +36,9 @@
 with
 
 keyed_changes as (
-    select *
+    -- one shuffle, by key: a key's changes meet here for their order and their occurrences, and
+    -- the copies of a change (same change_id, hence same key) meet with them to be deduplicated
+    select /*+ repartition(source_database, source_table, primary_key) */ *
     from {{ ref('int_cdc__changes_keyed') }}
     where
         key_problem is null
@@ -107,10 +109,11 @@ change_ids as (
 ),
 
 first_deliveries as (
+    -- a change_id hashes the key: partitioned by key first, within the key's shuffle
     select *
     from change_ids
     qualify row_number() over (
-        partition by change_id
+        partition by source_database, source_table, primary_key, change_id
         order by landing_seq, message_index, element_index, row_index
     ) = 1
 ),
