@@ -9,8 +9,8 @@
         that never existed. cdc_is_incremental() sees 'running' and rebuilds the model whole
         instead. The 'running' mark also records `cdc_lake.built_above`, the watermark this build
         starts from (0 when it rebuilds the model whole), so that the data tests can check the
-        landings the build added (cdc_tested_watermark): `built_above` when the caller has it,
-        else cdc_watermark().
+        landings the build added (cdc_tested_watermark): `built_above`, the materialization's
+        cdc_watermark().
     -#}
     {%- if state == 'complete' -%}
         {%- do cdc_test_failure_hook(relation, 'after_write') -%}
@@ -22,7 +22,6 @@
         {%- if existing is not none and existing.type != 'view' -%}
             {%- set properties = ["'cdc_lake.build' = '" ~ state ~ "'"] -%}
             {%- if state == 'running' -%}
-                {%- set built_above = cdc_watermark() if built_above is none else built_above -%}
                 {%- do properties.append("'cdc_lake.built_above' = '" ~ built_above ~ "'") -%}
             {%- endif -%}
             {%- do run_query(
@@ -97,15 +96,15 @@
 {% endmacro %}
 
 
-{% macro cdc_clear_unfinished_build(relation, properties=none) %}
+{% macro cdc_clear_unfinished_build(relation, properties) %}
     {#-
         Called by the cdc_incremental materialization before it builds `relation`: after a build of
         the model that did not finish, drops what that build may have written, the partitions
         above the watermark the next build starts from (cdc_restart_watermark), or every partition
         when it rebuilds the model whole. An insert_overwrite replaces only the partitions it
         writes rows to, so a partition the new build writes no rows to would otherwise stay, e.g.
-        closed versions of int_cdc__history_versions stored twice. `properties` as in
-        cdc_restart_watermark.
+        closed versions of int_cdc__history_versions stored twice. `properties`: the table's,
+        read by the materialization (cdc_build_properties).
     -#}
     {%- set restart_from = cdc_restart_watermark(relation, properties) -%}
     {%- if restart_from is none -%}

@@ -523,8 +523,9 @@ def _remove_uncommitted_partitions(
         stray = name in ("_temporary",) or name.startswith(".spark-staging")
         if name.startswith("landing_seq="):
             seq = name.split("=", 1)[1]
-            stray = not seq.isdigit() or int(seq) not in committed
-            if seq.isdigit() and int(seq) not in committed:
+            uncommitted = seq.isdigit() and int(seq) not in committed
+            stray = uncommitted or not seq.isdigit()
+            if uncommitted:
                 say(f"removing landing {seq} from {table}: it never committed (an interrupted run)")
                 spark.sql(f"alter table {table} drop if exists partition (landing_seq={seq})")
         if stray and fs.exists(status.getPath()):

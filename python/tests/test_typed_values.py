@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-# family -> (macro call with {text}, {base} and {target} placeholders, {target: cases})
+# family -> (macro call with {text}, {base}, {source_type} and {target} placeholders, {target: cases})
 FAMILIES: dict[str, tuple[str, dict[str, list[tuple[str, str | None, str | None]]]]] = {
     "integer": (
         "cdc_typed_integer({text}, '{target}')",
