@@ -30,6 +30,12 @@ CPU time of a landing by about half and of a first build by about a third (docs/
 builds over millions of rows want C2, the JVM's default (CDC_LAKE_JVM_OPTIONS unset)."""
 
 
+CODEGEN_CACHE_ENTRIES = "2000"
+"""How many generated classes Spark keeps compiled (spark.sql.codegen.cache.maxEntries, a static
+setting): about three builds' worth of the project's queries. An entry the cache drops can be
+unloaded by the JVM, so the setting bounds the memory the classes take."""
+
+
 def _env(name: str, default: str) -> str:
     value = os.environ.get(name, "").strip()
     return value or default
@@ -91,6 +97,12 @@ class Settings:
             "spark.sql.session.timeZone": "UTC",
             "spark.sql.sources.partitionOverwriteMode": "dynamic",
             "spark.sql.legacy.createHiveTableByDefault": "false",
+            # Spark keeps the classes it generated for a query's code in a cache of 100 entries by
+            # default; one build of the project generates about 730, so every build compiled them
+            # all again. A process that builds more than once (tests, `follow`, `serve`) reuses
+            # them: a second build of the sample data compiled 8-18 classes instead of 722-725,
+            # 71/64 s instead of 94/76 s (benchmarks/RESULTS.md).
+            "spark.sql.codegen.cache.maxEntries": CODEGEN_CACHE_ENTRIES,
             "spark.ui.enabled": "false",
             "spark.ui.showConsoleProgress": "false",
             # the project's JVM functions (python/cdc_lake/jvm/, built by scripts/setup.sh) and the

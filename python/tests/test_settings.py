@@ -148,3 +148,21 @@ def test_reliability_runs_take_their_size_from_the_settings(monkeypatch):
     monkeypatch.setenv("CDC_LAKE_SOAK_BATCHES", "many")
     with pytest.raises(ValueError, match="CDC_LAKE_SOAK_BATCHES='many': give a whole number"):
         conftest.run_size("CDC_LAKE_SOAK_BATCHES", ci=4, long=20)
+
+
+def test_the_session_keeps_a_builds_generated_classes(lake):
+    """Spark's default cache of generated classes (100) holds a fraction of one build's (about 730):
+    the session keeps more, so a process that builds again does not compile them again."""
+    from cdc_lake.settings import CODEGEN_CACHE_ENTRIES
+
+    assert lake.spark.conf.get("spark.sql.codegen.cache.maxEntries") == CODEGEN_CACHE_ENTRIES
+    jvm = lake.spark.sparkContext._jvm
+    compiles = jvm.org.apache.spark.metrics.source.CodegenMetrics.METRIC_COMPILATION_TIME()
+    query = "select id, sum(id * 7) over (partition by id % 3) as s from range(20) where id % 5 <> 1"
+    lake.spark.sql(query).collect()
+    # the same query again after more than Spark's default number of other queries' classes
+    for n in range(120):
+        lake.spark.sql(f"select id * {n + 1000} as v from range(3) where id > {n}").collect()
+    before = compiles.getCount()
+    lake.spark.sql(query).collect()
+    assert compiles.getCount() == before
