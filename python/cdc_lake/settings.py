@@ -32,8 +32,12 @@ builds over millions of rows want C2, the JVM's default (CDC_LAKE_JVM_OPTIONS un
 
 CODEGEN_CACHE_ENTRIES = "2000"
 """How many generated classes Spark keeps compiled (spark.sql.codegen.cache.maxEntries, a static
-setting): about three builds' worth of the project's queries. An entry the cache drops can be
-unloaded by the JVM, so the setting bounds the memory the classes take."""
+setting). Spark's default, 100, holds a fraction of the about 730 that one build of the project
+generates, so every build compiled them all again; 2000 is about three builds' worth, and a
+process that builds more than once (tests, `follow`, `serve`) reuses them: a second build of the
+sample data compiled 8-18 classes instead of 722-725, 71/64 s instead of 94/76 s
+(benchmarks/RESULTS.md). An entry the cache drops can be unloaded by the JVM, so the setting
+bounds the memory the classes take."""
 
 
 def _env(name: str, default: str) -> str:
@@ -97,11 +101,7 @@ class Settings:
             "spark.sql.session.timeZone": "UTC",
             "spark.sql.sources.partitionOverwriteMode": "dynamic",
             "spark.sql.legacy.createHiveTableByDefault": "false",
-            # Spark keeps the classes it generated for a query's code in a cache of 100 entries by
-            # default; one build of the project generates about 730, so every build compiled them
-            # all again. A process that builds more than once (tests, `follow`, `serve`) reuses
-            # them: a second build of the sample data compiled 8-18 classes instead of 722-725,
-            # 71/64 s instead of 94/76 s (benchmarks/RESULTS.md).
+            # a later build in the same process reuses the classes an earlier one generated
             "spark.sql.codegen.cache.maxEntries": CODEGEN_CACHE_ENTRIES,
             "spark.ui.enabled": "false",
             "spark.ui.showConsoleProgress": "false",
