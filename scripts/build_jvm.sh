@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
 # Build python/cdc_lake/jvm/cdc-lake-functions.jar (the jar every Spark session of the project
 # loads, spark.jars) with Maven from pom.xml: the sources in python/cdc_lake/jvm/src, compiled
-# against the Hive API that the pyspark in .venv bundles. Nothing to do (and no network needed) when
-# the jar is newer than every source and than pom.xml. Stops when pom.xml's hive.version is not the
-# Hive of pyspark/jars. Usage: scripts/build_jvm.sh (after .venv exists; scripts/setup.sh runs it).
+# against the Hive and Hadoop APIs that the pyspark in .venv bundles. Nothing to do (and no network
+# needed) when the jar is newer than every source and than pom.xml. Stops when pom.xml's hive.version
+# or hadoop.version is not what pyspark/jars bundles. Usage: scripts/build_jvm.sh (after .venv
+# exists; scripts/setup.sh runs it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JVM_DIR=python/cdc_lake/jvm
 JAR="$JVM_DIR/cdc-lake-functions.jar"
 SPARK_JARS="$(.venv/bin/python -c 'import os, pyspark; print(os.path.join(os.path.dirname(pyspark.__file__), "jars"))')"
 hive_version="$(sed -n 's|.*<hive.version>\(.*\)</hive.version>.*|\1|p' pom.xml)"
-for bundled in "hive-exec-$hive_version-core.jar" "hive-serde-$hive_version.jar"; do
+hadoop_version="$(sed -n 's|.*<hadoop.version>\(.*\)</hadoop.version>.*|\1|p' pom.xml)"
+for bundled in "hive-exec-$hive_version-core.jar" "hive-serde-$hive_version.jar" "hadoop-client-api-$hadoop_version.jar"; do
   [ -f "$SPARK_JARS/$bundled" ] || {
-    echo "setup: pom.xml compiles against Hive $hive_version, but pyspark has no $bundled" \
-      "(it has: $(cd "$SPARK_JARS" && echo hive-exec-*.jar)); set hive.version (and spark.version) in pom.xml to what pyspark bundles" >&2
+    echo "setup: pom.xml compiles against $bundled, but pyspark does not bundle it" \
+      "(it has: $(cd "$SPARK_JARS" && echo hive-exec-*.jar hadoop-client-api-*.jar)); set hive.version and" \
+      "hadoop.version (and spark.version) in pom.xml to what pyspark bundles" >&2
     exit 1
   }
 done

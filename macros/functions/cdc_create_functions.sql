@@ -26,7 +26,11 @@
 
 {% macro cdc_jvm_functions() %}
     {#- Function name: Java class (a Hive GenericUDF) of python/cdc_lake/jvm/src/. -#}
-    {{ return({'cdc_exact_json': 'io.cdclake.spark.ExactJson', 'cdc_chain_row_images': 'io.cdclake.spark.RowImageChains'}) }}
+    {{ return({
+        'cdc_exact_json': 'io.cdclake.spark.ExactJson',
+        'cdc_chain_row_images': 'io.cdclake.spark.RowImageChains',
+        'cdc_path_exists': 'io.cdclake.spark.PathExists',
+    }) }}
 {% endmacro %}
 
 

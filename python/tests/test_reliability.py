@@ -107,6 +107,10 @@ def built(lake, tmp_path_factory):
         lake.land([tmp / "k2.parquet", tmp / "k3.parquet"], "canal_json"),
         lake.land([tmp / "unknown.jsonl"], "auto"),
     ]
+    # what a first build killed while it created a staging table leaves: files at the table's location
+    orphan = lake.root / "warehouse" / "reliability.db" / "stg_canal_json__changes" / "landing_seq=1" / "part-0.parquet"
+    orphan.parent.mkdir(parents=True)
+    orphan.write_bytes(b"a partial file of a killed build")
     lake.build(*UNREAD_AND_TYPING)
     first = {
         "reports": reports,
@@ -114,6 +118,7 @@ def built(lake, tmp_path_factory):
             "select source_format, reason, raw_message, message_id, row_index from {schema}.cdc_quarantine"
         ),
         "history": lake.table("cdc_history", order_by="source_table, primary_key, version_number"),
+        "orphan": orphan,
         "audit": audit(lake),
         "kafka_ids": lake.rows(
             "select message_id, kafka_offset, is_kafka_offset_reused from {schema}_raw.raw_messages "
@@ -155,6 +160,22 @@ def counts(landed, with_changes, quarantined, outcome_change, *, partly=0, dupli
         "duplicate_messages": duplicates,
         "reused_offset_messages": reused,
     }
+
+
+def test_a_first_build_clears_what_a_killed_one_left(built):
+    """Files at an incremental model's location with no table there (a first build killed during
+    its CREATE TABLE AS SELECT) are removed, and the model is built there: cdc_clear_orphan_location
+    asks the JVM function cdc_path_exists whether anything is at the location."""
+    lake, _, first = built
+    assert not first["orphan"].exists()
+    location = first["orphan"].parent.parent
+    assert lake.rows(f"select count(*) as n from {{schema}}.stg_canal_json__changes")[0]["n"] > 0
+    exists = lake.rows(
+        f"select {{schema}}.cdc_path_exists('{location.as_uri()}') as table_folder, "
+        f"{{schema}}.cdc_path_exists('{location}_never') as missing, "
+        "{schema}.cdc_path_exists('nosuchscheme://h/t') as unknown"
+    )[0]
+    assert (exists["table_folder"], exists["missing"], exists["unknown"]) == (True, False, None)
 
 
 def test_landing_reports(built):
