@@ -5,7 +5,6 @@ import org.apache.hadoop.hive.ql.exec.UDFArgumentException;
 import org.apache.hadoop.hive.ql.metadata.HiveException;
 import org.apache.hadoop.hive.ql.udf.generic.GenericUDF;
 import org.apache.hadoop.hive.serde2.objectinspector.ObjectInspector;
-import org.apache.hadoop.hive.serde2.objectinspector.PrimitiveObjectInspector;
 import org.apache.hadoop.hive.serde2.objectinspector.primitive.PrimitiveObjectInspectorFactory;
 import org.apache.hadoop.hive.serde2.objectinspector.primitive.StringObjectInspector;
 
@@ -45,13 +44,7 @@ public final class ExactJson extends GenericUDF {
 
   @Override
   public ObjectInspector initialize(ObjectInspector[] arguments) throws UDFArgumentException {
-    if (arguments.length != 1
-        || arguments[0].getCategory() != ObjectInspector.Category.PRIMITIVE
-        || ((PrimitiveObjectInspector) arguments[0]).getPrimitiveCategory()
-            != PrimitiveObjectInspector.PrimitiveCategory.STRING) {
-      throw new UDFArgumentException("cdc_exact_json takes one string argument");
-    }
-    input = (StringObjectInspector) arguments[0];
+    input = Arguments.oneString(arguments, "cdc_exact_json", "a JSON text");
     return PrimitiveObjectInspectorFactory.javaStringObjectInspector;
   }
 

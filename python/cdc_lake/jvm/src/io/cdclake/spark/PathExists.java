@@ -8,7 +8,6 @@ import org.apache.hadoop.hive.ql.exec.UDFArgumentException;
 import org.apache.hadoop.hive.ql.metadata.HiveException;
 import org.apache.hadoop.hive.ql.udf.generic.GenericUDF;
 import org.apache.hadoop.hive.serde2.objectinspector.ObjectInspector;
-import org.apache.hadoop.hive.serde2.objectinspector.PrimitiveObjectInspector;
 import org.apache.hadoop.hive.serde2.objectinspector.primitive.PrimitiveObjectInspectorFactory;
 import org.apache.hadoop.hive.serde2.objectinspector.primitive.StringObjectInspector;
 
@@ -34,13 +33,7 @@ public final class PathExists extends GenericUDF {
 
   @Override
   public ObjectInspector initialize(ObjectInspector[] arguments) throws UDFArgumentException {
-    if (arguments.length != 1
-        || arguments[0].getCategory() != ObjectInspector.Category.PRIMITIVE
-        || ((PrimitiveObjectInspector) arguments[0]).getPrimitiveCategory()
-            != PrimitiveObjectInspector.PrimitiveCategory.STRING) {
-      throw new UDFArgumentException("cdc_path_exists takes one string: a location");
-    }
-    location = (StringObjectInspector) arguments[0];
+    location = Arguments.oneString(arguments, "cdc_path_exists", "a location");
     return PrimitiveObjectInspectorFactory.javaBooleanObjectInspector;
   }
 

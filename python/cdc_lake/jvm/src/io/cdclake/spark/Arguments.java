@@ -1,0 +1,24 @@
+package io.cdclake.spark;
+
+import org.apache.hadoop.hive.ql.exec.UDFArgumentException;
+import org.apache.hadoop.hive.serde2.objectinspector.ObjectInspector;
+import org.apache.hadoop.hive.serde2.objectinspector.PrimitiveObjectInspector;
+import org.apache.hadoop.hive.serde2.objectinspector.primitive.StringObjectInspector;
+
+/** Checks of the arguments a function is called with, shared by the project's GenericUDFs. */
+final class Arguments {
+
+  private Arguments() {}
+
+  /** The inspector of a function's only argument, a string; else an error naming the function. */
+  static StringObjectInspector oneString(ObjectInspector[] arguments, String function, String what)
+      throws UDFArgumentException {
+    if (arguments.length != 1
+        || arguments[0].getCategory() != ObjectInspector.Category.PRIMITIVE
+        || ((PrimitiveObjectInspector) arguments[0]).getPrimitiveCategory()
+            != PrimitiveObjectInspector.PrimitiveCategory.STRING) {
+      throw new UDFArgumentException(function + " takes one string argument: " + what);
+    }
+    return (StringObjectInspector) arguments[0];
+  }
+}
