@@ -47,3 +47,35 @@ def test_a_failed_parse_says_so(monkeypatch):
     monkeypatch.setattr(dbt_runner, "_MANIFESTS", {})
     with pytest.raises(dbt_runner.DbtError, match="dbt parse failed"):
         dbt_runner.run_dbt(["build"], reuse_manifest=True, project_dir=dbt_runner.PROJECT_DIR / "no-such-project")
+
+
+def test_the_profile_settings_are_applied_on_a_commands_first_statement_only(monkeypatch):
+    """dbt-spark's session cursor applies the profile's server_side_parameters to the running
+    session on every statement; run_dbt lets it do so on the first statement of a command only."""
+    from dbt.adapters.spark.session import Cursor
+
+    seen: list[dict[str, str]] = []
+
+    def recording_execute(cursor, sql, *parameters):
+        seen.append(dict(cursor.server_side_parameters))
+
+    monkeypatch.setattr(Cursor, "execute", recording_execute)
+    profile = {"spark.sql.ansi.enabled": "false", "spark.sql.shuffle.partitions": "2"}
+    with dbt_runner._profile_settings_applied_once():
+        for _ in range(3):
+            cursor = Cursor(server_side_parameters=dict(profile))
+            cursor.execute("select 1")
+            assert cursor.server_side_parameters == profile  # given back after each statement
+    assert seen == [profile, {}, {}]
+    with dbt_runner._profile_settings_applied_once():  # the next command applies them again
+        Cursor(server_side_parameters=dict(profile)).execute("select 1")
+    assert seen[-1] == profile
+    assert Cursor.execute is recording_execute
+
+
+def test_an_in_process_command_still_gives_the_session_the_profile_settings(lake):
+    """The first statement still applies them: dbt-spark's spark.sql.ansi.enabled=false is in effect
+    after a command, though the session had it on before."""
+    lake.spark.conf.set("spark.sql.ansi.enabled", "true")
+    dbt_runner.run_dbt(["show", "--inline", "select 1 as one", "--limit", "1"])
+    assert lake.spark.conf.get("spark.sql.ansi.enabled") == "false"
