@@ -71,7 +71,7 @@ def _profile_settings_applied_once() -> Iterator[None]:
     dbt-spark's `session` method builds the session for every statement: a builder with each of the
     profile's server_side_parameters, then getOrCreate(), which applies them all to the session
     that is running (py4j calls: about 7 ms a statement against 1 ms without them, and a build runs
-    300-400 statements). They cannot change during a command, so the first statement applies them
+    200-350 statements). They cannot change during a command, so the first statement applies them
     (dbt-spark adds spark.sql.ansi.enabled=false to them) and the others run with none.
     """
     try:
@@ -83,7 +83,10 @@ def _profile_settings_applied_once() -> Iterator[None]:
     applied: set[tuple[tuple[str, str], ...]] = set()
 
     def execute_with_settings_once(cursor: Cursor, sql: str, *parameters: Any) -> None:
-        settings = cursor.server_side_parameters
+        settings = getattr(cursor, "server_side_parameters", None)
+        if not isinstance(settings, dict):  # another dbt-spark: leave its cursor as it is
+            execute(cursor, sql, *parameters)
+            return
         key = tuple(sorted(settings.items()))
         if key not in applied:
             execute(cursor, sql, *parameters)
