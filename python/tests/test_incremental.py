@@ -229,11 +229,11 @@ def test_scheduled_build_tests_the_landings_it_added(runs):
     tested = runs[7]
     incremental, full = tested["incremental"], tested["full"]
     scoped = {
-        "not_null_cdc_changes_change_id": 6,
+        "cdc_not_null_columns_cdc_changes_change_id__primary_key": 6,
         "cdc_unique_new_values_cdc_changes_change_id__int_cdc__changes": 6,
         "not_null_int_cdc__message_outcomes_message_id": 6,
         "cdc_event_kind_is_known_stg_canal_json__changes_": 5,
-        "not_null_cdc_history_valid_from": 6,
+        "not_null_cdc_history_primary_key": 6,
     }
     for name, watermark in scoped.items():
         assert re.search(rf"landing_seq > {watermark}\b", incremental[name]), name
