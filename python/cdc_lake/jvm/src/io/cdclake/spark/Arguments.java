@@ -13,12 +13,16 @@ final class Arguments {
   /** The inspector of a function's only argument, a string; else an error naming the function. */
   static StringObjectInspector oneString(ObjectInspector[] arguments, String function, String what)
       throws UDFArgumentException {
-    if (arguments.length != 1
-        || arguments[0].getCategory() != ObjectInspector.Category.PRIMITIVE
-        || ((PrimitiveObjectInspector) arguments[0]).getPrimitiveCategory()
-            != PrimitiveObjectInspector.PrimitiveCategory.STRING) {
+    if (arguments.length != 1 || !isString(arguments[0])) {
       throw new UDFArgumentException(function + " takes one string argument: " + what);
     }
     return (StringObjectInspector) arguments[0];
+  }
+
+  /** Whether values of {@code inspector} are strings. */
+  static boolean isString(ObjectInspector inspector) {
+    return inspector.getCategory() == ObjectInspector.Category.PRIMITIVE
+        && ((PrimitiveObjectInspector) inspector).getPrimitiveCategory()
+            == PrimitiveObjectInspector.PrimitiveCategory.STRING;
   }
 }

@@ -38,7 +38,9 @@ public final class DetectorTokens extends GenericUDF {
 
   @Override
   public ObjectInspector initialize(ObjectInspector[] arguments) throws UDFArgumentException {
-    if (arguments.length != 2 || !isString(arguments[0]) || !isString(arguments[1])
+    if (arguments.length != 2
+        || !Arguments.isString(arguments[0])
+        || !Arguments.isString(arguments[1])
         || !(arguments[1] instanceof ConstantObjectInspector)) {
       throw new UDFArgumentException(
           "cdc_detector_tokens takes a string and a constant string of comma-separated names");
@@ -47,12 +49,6 @@ public final class DetectorTokens extends GenericUDF {
     Object names = ((ConstantObjectInspector) arguments[1]).getWritableConstantValue();
     namesByFirstChar = index(names == null ? "" : names.toString());
     return PrimitiveObjectInspectorFactory.javaStringObjectInspector;
-  }
-
-  private static boolean isString(ObjectInspector inspector) {
-    return inspector.getCategory() == ObjectInspector.Category.PRIMITIVE
-        && ((PrimitiveObjectInspector) inspector).getPrimitiveCategory()
-            == PrimitiveObjectInspector.PrimitiveCategory.STRING;
   }
 
   @Override

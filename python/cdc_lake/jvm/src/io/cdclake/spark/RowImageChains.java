@@ -50,7 +50,8 @@ public final class RowImageChains extends GenericUDF {
     lists = new ListObjectInspector[3];
     for (int i = 0; i < 3; i++) {
       if (arguments[i].getCategory() != ObjectInspector.Category.LIST
-          || !isString(((ListObjectInspector) arguments[i]).getListElementObjectInspector())) {
+          || !Arguments.isString(
+              ((ListObjectInspector) arguments[i]).getListElementObjectInspector())) {
         throw new UDFArgumentException(
             "cdc_chain_row_images: argument " + (i + 1) + " must be an array of strings");
       }
@@ -58,12 +59,6 @@ public final class RowImageChains extends GenericUDF {
     }
     return ObjectInspectorFactory.getStandardListObjectInspector(
         PrimitiveObjectInspectorFactory.javaIntObjectInspector);
-  }
-
-  private static boolean isString(ObjectInspector inspector) {
-    return inspector.getCategory() == ObjectInspector.Category.PRIMITIVE
-        && ((PrimitiveObjectInspector) inspector).getPrimitiveCategory()
-            == PrimitiveObjectInspector.PrimitiveCategory.STRING;
   }
 
   @Override
