@@ -7,10 +7,6 @@
           (cdc_clear_orphan_location); after a build of the model that did not finish, what that
           build may have written is dropped (cdc_clear_unfinished_build); the table is marked
           'running' with the watermark this build starts from (cdc_mark_build).
-        - A staging model of a format that no new landing holds is not rebuilt: dbt-spark would
-          still create its temporary view and run an insert of no rows, with a Spark job and a
-          metastore refresh (about half a second per model; a lake that receives one or two of
-          the formats has ten such models).
         - After it wrote, the table is marked 'complete'.
     -#}
     {%- do cdc_clear_orphan_location(this) -%}
@@ -21,20 +17,8 @@
         {%- do cdc_clear_unfinished_build(this, properties) -%}
     {%- endif -%}
     {%- set watermark = cdc_watermark(properties=properties) -%}
-    {%- set format_id = cdc_staged_format(model) -%}
-    {%- set nothing_new = format_id is not none
-        and incremental_run and not cdc_has_new_landings(format_id, watermark) -%}
     {%- do cdc_mark_build(this, 'running', built_above=watermark) -%}
-    {%- if nothing_new -%}
-        {{ run_hooks(pre_hooks) }}
-        {%- do store_result(
-            'main', response='SKIP: no new landing holds format ' ~ format_id
-        ) -%}
-        {{ run_hooks(post_hooks) }}
-        {%- set result = {'relations': [this]} -%}
-    {%- else -%}
-        {%- set result = dbt.materialization_incremental_spark() -%}
-    {%- endif -%}
+    {%- set result = dbt.materialization_incremental_spark() -%}
     {%- do cdc_mark_build(this, 'complete') -%}
     {{ return(result) }}
 {% endmaterialization %}
@@ -54,28 +38,4 @@
     {%- endif -%}
     {%- set relation = adapter.get_relation(this.database, this.schema, this.table) -%}
     {{- return(relation is not none and relation.type == 'table' and not should_full_refresh()) -}}
-{% endmacro %}
-
-
-{% macro cdc_staged_format(model) %}
-    {#-
-        The format a staging model reads: `<format>` of a model named stg_<format>__changes whose
-        format is in var('cdc_formats'); none for every other model.
-    -#}
-    {%- set found = modules.re.match('^stg_(.+)__changes$', model['name']) -%}
-    {%- if found and found.group(1) in var('cdc_formats') -%}
-        {{- return(found.group(1)) -}}
-    {%- endif -%}
-    {{- return(none) -}}
-{% endmacro %}
-
-
-{% macro cdc_has_new_landings(format_id, watermark) %}
-    {#-
-        True when a committed landing above `watermark` (the model's, cdc_watermark()) holds
-        messages of `format_id` (or, landed by an older cdc-lake, does not say which formats it
-        holds).
-    -#}
-    {%- set formats = cdc_formats_landed_above(watermark) -%}
-    {{- return(formats is none or format_id in formats) -}}
 {% endmacro %}

@@ -17,7 +17,6 @@
         where
             message_format = '{{ format_id }}'
             and landing_seq in ({{ cdc_landings_with_format(landings_relation, format_id) }})
-            and landing_seq > {{ cdc_watermark() }}
     ),
 
     normalized as (

@@ -25,8 +25,10 @@ with
 
 changes as (
     select *
-    from {{ cdc_events_above(cdc_watermark()) }} as events
-    where event_kind = 'change'
+    from {{ ref('int_cdc__events') }}
+    where
+        event_kind = 'change'
+        and landing_seq > {{ cdc_watermark() }}
 ),
 
 table_keys as (

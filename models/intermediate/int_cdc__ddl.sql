@@ -35,5 +35,7 @@ select
     element_index,
     landed_at,
     landing_seq
-from {{ cdc_events_above(cdc_watermark()) }} as events
-where event_kind = 'ddl'
+from {{ ref('int_cdc__events') }}
+where
+    event_kind = 'ddl'
+    and landing_seq > {{ cdc_watermark() }}

@@ -23,9 +23,10 @@ ddl_events as (
         event_ts,
         message_index,
         landing_seq
-    from {{ cdc_events_above(cdc_watermark()) }} as events
+    from {{ ref('int_cdc__events') }}
     where
         event_kind = 'ddl'
+        and landing_seq > {{ cdc_watermark() }}
         and source_table is not null
 ),
 

@@ -1,8 +1,17 @@
-{{ config(materialized=cdc_materialized('view')) }}
+{#-
+    Every format's events in the staging contract, parsed once: the staging models are views over
+    the landing table, and this incremental table is where their rows are computed and stored, a
+    partition per landing. A build reads the staging views of the formats its new landings hold
+    (cdc_events_above) and Spark prunes each view's scan to those landings; every later model reads
+    the rows from here, never parses a message again.
+-#}
+{{
+    config(
+        materialized=cdc_materialized('incremental'),
+        incremental_strategy='insert_overwrite',
+        partition_by=['landing_seq'],
+    )
+}}
 
-{#- Every staging model's events, one contract: the formats listed in var('cdc_formats'). -#}
-{%- for format_id in var('cdc_formats') %}
-select * from {{ ref('stg_' ~ format_id ~ '__changes') }}
-union all
-{%- endfor %}
-select * from {{ ref('stg_cdc_landing__unclaimed') }}
+select *
+from {{ cdc_events_above(cdc_watermark()) }} as staged_events

@@ -54,8 +54,10 @@ event_parts as (
     select
         message_id,
         event_kind as part_kind
-    from {{ cdc_events_above(watermark) }} as events
-    where event_kind is null or event_kind != 'change'
+    from {{ ref('int_cdc__events') }}
+    where
+        (event_kind is null or event_kind != 'change')
+        and landing_seq > {{ watermark }}
 
     union all
 

@@ -10,8 +10,8 @@ Every build leaves out the unit tests (they read no landed data) and the typed a
 compared here), which keeps the builds affordable.
 
 CI kills each kind of step once: a landing before its commit and while it writes, a first build
-while it creates a staging table, an incremental build while it rebuilds the marts and while it
-writes staging. The long run (CDC_LAKE_LONG_TESTS=1, nightly; or CDC_LAKE_CRASH_POINTS=N) also
+while it creates the events table (the staging views' rows), an incremental build while it rebuilds
+the marts and while it writes the events. The long run (CDC_LAKE_LONG_TESTS=1, nightly; or CDC_LAKE_CRASH_POINTS=N) also
 kills a Kafka-dump landing before its commit and the incremental build at N more models in turn
 (EXTRA_BUILD_KILLS) before it builds to the end.
 """
@@ -191,8 +191,8 @@ def test_killed_runs_end_like_an_uninterrupted_run(reference, data, tmp_path_fac
         lake.run("land", "--format", "canal_json", *map(str, a), kill_at="written; committing$")
         rerun = lake.run("land", "--format", "canal_json", *map(str, a))
         assert "removing landing 1 from crash_raw.raw_messages: it never committed" in rerun
-        # the first build killed while it creates a staging table, then built to the end
-        lake.run("build", kill_at=rf"START .*{SCHEMA}\.stg_canal_json__changes ", delay=3.0)
+        # the first build killed while it creates the events table, then built to the end
+        lake.run("build", kill_at=rf"START .*{SCHEMA}\.int_cdc__events ", delay=3.0)
         lake.run("build")
         after_a = lake.read()
 
@@ -208,8 +208,8 @@ def test_killed_runs_end_like_an_uninterrupted_run(reference, data, tmp_path_fac
         during = lake.read()
         assert (during["history"], during["current"]) == (after_a["history"], after_a["current"])
 
-        # killed again, earlier (staging), and (long run) at more models, then built to the end
-        lake.run("build", kill_at=rf"START .*{SCHEMA}\.stg_", delay=3.0)
+        # killed again, earlier (the events table), and (long run) at more models, then built to the end
+        lake.run("build", kill_at=rf"START .*{SCHEMA}\.int_cdc__events ", delay=3.0)
         for model in EXTRA_BUILD_KILLS[:CRASH_POINTS]:
             lake.run("build", kill_at=rf"START .*{SCHEMA}\.{model} ", delay=1.0)
         lake.run("build")

@@ -377,7 +377,7 @@ def test_databricks_run_emits_delta_ddl(workspace: FakeWorkspace, dbt_state: Pat
                 assert re.search(r"\busing delta\b", statement, re.I), statement
     # every model was created, each table as Delta (dbt-databricks's table and incremental)
     assert set(created) == set(manifest_models), set(manifest_models) ^ set(created)
-    for statement in created["stg_debezium_json__changes"]:
+    for statement in created["int_cdc__events"]:
         assert re.search(r"partitioned by \(landing_seq\)", statement, re.I), statement
     assert not any(re.search(r"\busing parquet\b", s, re.I) for s in workspace.statements)
     # no JVM functions are created there (the on-run-start hook does nothing on Databricks)

@@ -133,7 +133,7 @@ def runs(lake, tmp_path_factory):
         result = lake.build(*UNREAD)
         if n == 3:
             # the newest landing's partition (landing 4: Debezium took landing 3)
-            interrupt(lake, "stg_canal_json__changes", "landing_seq=4")
+            interrupt(lake, "int_cdc__events", "landing_seq=4")
             interrupt(lake, "int_cdc__changes", "landing_seq=4")
             interrupt(lake, "int_cdc__history_versions", "stored_in_landing=0")
             current_after_interruption = lake.rows(
@@ -147,13 +147,13 @@ def runs(lake, tmp_path_factory):
     incremental, incremental_derived = snapshot(lake), derived(lake)
     superseded = {"incremental": superseded_versions(lake)}
     tested = {"incremental": _test_sql(result)}
-    messages = {r.node.name: r.message for r in result.results if r.node.resource_type == "model"}
+    compiled = {r.node.name: r.node.compiled_code for r in result.results if r.node.resource_type == "model"}
     formats = lake.rows("select landing_seq, formats from {schema}_raw.landings order by 1")
     tested["full"] = _test_sql(lake.build("--full-refresh", *UNREAD))
     full, full_derived = snapshot(lake), derived(lake)
     superseded["full"] = superseded_versions(lake)
     return (incremental, full, incremental_derived, full_derived, failures_before_widening,
-            current_after_interruption, superseded, tested, formats, messages)
+            current_after_interruption, superseded, tested, formats, compiled)
 
 
 def _test_sql(result):
@@ -222,17 +222,16 @@ def test_duplicates_do_not_create_versions(runs):
 
 
 def test_scheduled_build_tests_the_landings_it_added(runs):
-    """The fifth build started from landing 6 (cdc_lake.built_above; 5 for the Canal staging
-    model, landing 6 was Debezium's): its data tests on the big incremental models read landing 7
-    (the chains of the keys it changed, for cdc_history), while the --full-refresh build tests
-    every row."""
+    """The fifth build started from landing 6 (cdc_lake.built_above): its data tests on the big
+    incremental models read landing 7 (the chains of the keys it changed, for cdc_history), while
+    the --full-refresh build tests every row."""
     tested = runs[7]
     incremental, full = tested["incremental"], tested["full"]
     scoped = {
         "cdc_not_null_columns_cdc_changes_change_id__primary_key": 6,
         "cdc_unique_new_values_cdc_changes_change_id__int_cdc__changes": 6,
         "not_null_int_cdc__message_outcomes_message_id": 6,
-        "cdc_event_kind_is_known_stg_canal_json__changes_": 5,
+        "cdc_event_kind_is_known_int_cdc__events_": 6,
         "not_null_cdc_history_primary_key": 6,
     }
     for name, watermark in scoped.items():
@@ -251,14 +250,18 @@ def test_landings_record_their_formats(runs):
     ]
 
 
-def test_formats_without_new_landings_are_not_rebuilt(runs):
-    """The fifth build's landing holds Canal messages only: the Debezium staging model (and those of
-    formats never landed) records the build without rebuilding anything; the Canal one is built."""
-    messages = runs[9]
-    assert messages["stg_debezium_json__changes"] == "SKIP: no new landing holds format debezium_json"
-    assert messages["stg_oms_default__changes"] == "SKIP: no new landing holds format oms_default"
-    assert not messages["stg_canal_json__changes"].startswith("SKIP")
-    assert not messages["stg_cdc_landing__unclaimed"].startswith("SKIP")
+def test_events_read_only_the_formats_of_new_landings(runs):
+    """The fifth build's landing holds Canal messages only: int_cdc__events reads the Canal staging
+    view (and the unclaimed messages) above its watermark, not the Debezium view or those of
+    formats never landed; the models after it read the stored events, no staging view."""
+    compiled = runs[9]
+    events = compiled["int_cdc__events"]
+    assert "stg_canal_json__changes" in events and "stg_cdc_landing__unclaimed" in events
+    assert "stg_debezium_json__changes" not in events and "stg_oms_default__changes" not in events
+    assert re.search(r"landing_seq > 6\b", events)
+    parsing_again = [name for name, code in compiled.items()
+                     if name != "int_cdc__events" and re.search(r"\.stg_\w+__changes\b", code)]
+    assert parsing_again == []
 
 
 def test_history_partitions_follow_the_closing_landing(runs):

@@ -107,8 +107,8 @@ def built(lake, tmp_path_factory):
         lake.land([tmp / "k2.parquet", tmp / "k3.parquet"], "canal_json"),
         lake.land([tmp / "unknown.jsonl"], "auto"),
     ]
-    # what a first build killed while it created a staging table leaves: files at the table's location
-    orphan = lake.root / "warehouse" / "reliability.db" / "stg_canal_json__changes" / "landing_seq=1" / "part-0.parquet"
+    # what a first build killed while it created the events table leaves: files at the table's location
+    orphan = lake.root / "warehouse" / "reliability.db" / "int_cdc__events" / "landing_seq=1" / "part-0.parquet"
     orphan.parent.mkdir(parents=True)
     orphan.write_bytes(b"a partial file of a killed build")
     lake.build(*UNREAD_AND_TYPING)
@@ -169,7 +169,7 @@ def test_a_first_build_clears_what_a_killed_one_left(built):
     lake, _, first = built
     assert not first["orphan"].exists()
     location = first["orphan"].parent.parent
-    assert lake.rows(f"select count(*) as n from {{schema}}.stg_canal_json__changes")[0]["n"] > 0
+    assert lake.rows(f"select count(*) as n from {{schema}}.int_cdc__events")[0]["n"] > 0
     exists = lake.rows(
         f"select {{schema}}.cdc_path_exists('{location.as_uri()}') as table_folder, "
         f"{{schema}}.cdc_path_exists('{location}_never') as missing, "

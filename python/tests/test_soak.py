@@ -26,7 +26,7 @@ from conftest import UNREAD_AND_TYPING, run_size, write_jsonl, write_kafka_parqu
 pytestmark = pytest.mark.slow
 
 BATCHES = run_size("CDC_LAKE_SOAK_BATCHES", ci=4, long=20)
-SELECT = ["stg_canal_json__changes+", "stg_debezium_json__changes+", "stg_cdc_landing__unclaimed+"]
+SELECT = ["+int_cdc__events+"]
 EXCLUDE = list(UNREAD_AND_TYPING)
 
 

@@ -22,7 +22,6 @@ landed as (
                 formats is null
                 or exists(formats, landed_format -> landed_format not in ({{ claimed_formats }}))
         )
-        and landing_seq > {{ cdc_watermark() }}
 ),
 
 classified as (
