@@ -148,12 +148,13 @@ def runs(lake, tmp_path_factory):
     superseded = {"incremental": superseded_versions(lake)}
     tested = {"incremental": _test_sql(result)}
     compiled = {r.node.name: r.node.compiled_code for r in result.results if r.node.resource_type == "model"}
+    messages = {r.node.name: r.message for r in result.results if r.node.resource_type == "model"}
     formats = lake.rows("select landing_seq, formats from {schema}_raw.landings order by 1")
     tested["full"] = _test_sql(lake.build("--full-refresh", *UNREAD))
     full, full_derived = snapshot(lake), derived(lake)
     superseded["full"] = superseded_versions(lake)
     return (incremental, full, incremental_derived, full_derived, failures_before_widening,
-            current_after_interruption, superseded, tested, formats, compiled)
+            current_after_interruption, superseded, tested, formats, compiled, messages)
 
 
 def _test_sql(result):
@@ -163,7 +164,7 @@ def _test_sql(result):
 
 def test_incremental_equals_full_refresh(runs):
     """Also after the simulated interrupted build (its damage is checked first)."""
-    incremental, full, incremental_derived, full_derived, _, current_after_interruption, _, _, _, _ = runs
+    incremental, full, incremental_derived, full_derived, _, current_after_interruption, *_ = runs
     assert current_after_interruption == 0
     assert incremental[0] == full[0]
     assert incremental[1] == full[1]
@@ -175,7 +176,7 @@ def test_incremental_equals_full_refresh(runs):
 def test_widened_column_is_checked_again(runs):
     """Landing 5 widens v from int to string: the old landings' failures are gone, as in a full
     rebuild, and every landing's checks carry the table's new type hash."""
-    _, _, incremental_derived, full_derived, failures_before_widening, _, _, _, _, _ = runs
+    _, _, incremental_derived, full_derived, failures_before_widening, *_ = runs
     assert failures_before_widening > 0
     assert [r for r in incremental_derived["cdc_conversion_failures"] if r["column_name"] == "v"] == []
     hashes = {
@@ -262,6 +263,15 @@ def test_events_read_only_the_formats_of_new_landings(runs):
     parsing_again = [name for name, code in compiled.items()
                      if name != "int_cdc__events" and re.search(r"\.stg_\w+__changes\b", code)]
     assert parsing_again == []
+
+
+def test_unchanged_views_are_left_as_they_are(runs):
+    """A view whose SQL is what it was (every staging view in the fifth build) is not altered again
+    (cdc_view: no statement)."""
+    messages = runs[10]
+    staging = {name: message for name, message in messages.items() if name.startswith("stg_")}
+    assert len(staging) == 16 and set(staging.values()) == {"OK: view unchanged"}
+    assert messages["int_cdc__events"] != "OK: view unchanged"
 
 
 def test_history_partitions_follow_the_closing_landing(runs):
