@@ -24,8 +24,20 @@ from cdc_lake.dbt import PROJECT_DIR
 from cdc_lake.settings import SHORT_RUN_JVM_OPTIONS
 
 # Every Spark driver of the suite (this process's and the subprocesses', which copy os.environ) runs
-# short over small data: C1 only (settings.SHORT_RUN_JVM_OPTIONS), unless the caller says otherwise.
-os.environ.setdefault("CDC_LAKE_JVM_OPTIONS", SHORT_RUN_JVM_OPTIONS)
+# short over small data: C1 only (settings.SHORT_RUN_JVM_OPTIONS), with the JDK's and Spark's classes
+# mapped from the archive scripts/jvm_class_archive.sh made, when there is one (a JVM whose class path
+# differs from the archive's ignores it, silently), unless the caller says otherwise.
+CLASS_ARCHIVE = PROJECT_DIR / "build" / "cds" / "driver.jsa"
+
+
+def suite_jvm_options(archive: Path = CLASS_ARCHIVE) -> str:
+    """The driver JVM options of the suite's short runs."""
+    if not archive.is_file():
+        return SHORT_RUN_JVM_OPTIONS
+    return f"{SHORT_RUN_JVM_OPTIONS} -XX:SharedArchiveFile={archive} -Xlog:cds=off -Xlog:cds+dynamic=off"
+
+
+os.environ.setdefault("CDC_LAKE_JVM_OPTIONS", suite_jvm_options())
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SHARED = Path(__file__).resolve().parents[3] / "shared"
