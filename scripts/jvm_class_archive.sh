@@ -2,7 +2,7 @@
 # The class-data-sharing archive of the test suite's Spark drivers (build/cds/driver.jsa), made
 # once per JDK and pyspark: a short landing runs with -XX:ArchiveClassesAtExit and the JVM writes
 # the classes it loaded from the JDK and pyspark's jars into the archive. The suite starts about
-# 60 driver JVMs (each `cdc-lake` or `dbt` subprocess); with the archive each maps those classes
+# 50 driver JVMs beyond its two workers (each `cdc-lake` or `dbt` subprocess); with the archive each maps those classes
 # instead of loading and verifying them (python/tests/conftest.py passes -XX:SharedArchiveFile).
 # A JVM whose class path differs from the archive's ignores it. Prints the archive's path.
 set -euo pipefail
