@@ -154,6 +154,37 @@ def lake() -> Iterator[Lake]:
         yield handle
 
 
+# The shipped Canal JSON and Debezium JSON samples, and what a lake built from them is compared by:
+# cdc_current and cdc_history (with what they read; no data or unit tests), each row's image as JSON
+# with sorted keys, in a fixed order. test_thrift.py and test_catalog.py compare the lakes they
+# serve with the embedded one (`sample_reference`).
+SAMPLE_CANAL = sorted((PROJECT_DIR / "sample_data" / "canal_json").glob("*.jsonl"))
+SAMPLE_DEBEZIUM = sorted((PROJECT_DIR / "sample_data" / "debezium_json").glob("*.jsonl"))
+SAMPLE_BUILD = ("--select", "+cdc_current", "+cdc_history", "--exclude", "resource_type:test",
+                "resource_type:unit_test")
+SAMPLE_CURRENT = ("select source_database, source_table, primary_key, "
+                  "to_json(map_from_entries(array_sort(map_entries(row)))) from {schema}.cdc_current "
+                  "order by 1, 2, 3")
+SAMPLE_HISTORY = ("select source_database, source_table, primary_key, "
+                  "to_json(map_from_entries(array_sort(map_entries(row)))), cast(valid_from as string), "
+                  "cast(valid_to as string), is_current, is_deleted from {schema}.cdc_history "
+                  "order by 1, 2, 3, 5, 6 nulls last, 8")
+
+
+@pytest.fixture(scope="session")
+def sample_reference(lake: Lake) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    """The rows of SAMPLE_CURRENT and SAMPLE_HISTORY after landing SAMPLE_CANAL and SAMPLE_DEBEZIUM
+    and building SAMPLE_BUILD in this process's embedded lake (once per worker): what a lake served
+    by `cdc-lake serve` and built from the same inputs must hold."""
+    assert SAMPLE_CANAL and SAMPLE_DEBEZIUM, "the shipped samples sample_data/canal_json and debezium_json are missing"
+    lake.scenario("sample_reference")
+    lake.land(SAMPLE_CANAL, "canal_json")
+    lake.land(SAMPLE_DEBEZIUM, "debezium_json")
+    lake.build(*SAMPLE_BUILD)
+    current, history = ([tuple(row.values()) for row in lake.rows(sql)] for sql in (SAMPLE_CURRENT, SAMPLE_HISTORY))
+    return current, history
+
+
 VENV_BIN = Path(sys.executable).parent
 """The folder of the test's Python, its `cdc-lake` and its `dbt`."""
 

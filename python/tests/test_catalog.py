@@ -9,7 +9,8 @@ Everything but the reference runs in subprocesses over one lake in a temporary f
 3. a thread queries both tables through the server in a loop while `cdc-lake land` (the Debezium
    JSON sample) and `dbt build` run at the same time, then one more build after both;
 4. every command exits 0, every query of the loop is answered, and the final tables read through
-   the server equal those of the embedded Derby lake built from the same inputs in this process;
+   the server equal those of the embedded Derby lake built from the same inputs in this process
+   (conftest's `sample_reference`);
 5. `cdc-lake catalog stop` stops the catalog.
 """
 
@@ -28,22 +29,23 @@ from typing import Any
 import pytest
 
 from cdc_lake.dbt import PROJECT_DIR
-from conftest import VENV_BIN, free_port, run_checked, subprocess_lake_env
+from conftest import (
+    SAMPLE_BUILD,
+    SAMPLE_CANAL,
+    SAMPLE_CURRENT,
+    SAMPLE_DEBEZIUM,
+    SAMPLE_HISTORY,
+    VENV_BIN,
+    free_port,
+    run_checked,
+    subprocess_lake_env,
+)
 from query_loop import QueryLoop
 
 pytestmark = [pytest.mark.slow]
 
 SCHEMA = "catalog_test"
-BUILD = ("build", "--select", "+cdc_current", "+cdc_history", "--exclude", "resource_type:test",
-         "resource_type:unit_test")
-CANAL = sorted((PROJECT_DIR / "sample_data" / "canal_json").glob("*.jsonl"))
-DEBEZIUM = sorted((PROJECT_DIR / "sample_data" / "debezium_json").glob("*.jsonl"))
-CURRENT = ("select source_database, source_table, primary_key, "
-           "to_json(map_from_entries(array_sort(map_entries(row)))) from {schema}.cdc_current order by 1, 2, 3")
-HISTORY = ("select source_database, source_table, primary_key, "
-           "to_json(map_from_entries(array_sort(map_entries(row)))), cast(valid_from as string), "
-           "cast(valid_to as string), is_current, is_deleted from {schema}.cdc_history "
-           "order by 1, 2, 3, 5, 6 nulls last, 8")
+BUILD = ("build", *SAMPLE_BUILD)
 
 
 class Live:
@@ -83,7 +85,6 @@ def _created_times(port: int) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def live() -> Iterator[Live]:
-    assert CANAL and DEBEZIUM, "the shipped samples sample_data/canal_json and debezium_json are missing"
     # not under pytest's tmp folder (mode 700): as root the catalog's server runs as `postgres`
     root = Path(tempfile.mkdtemp(prefix="cdc-lake-catalog-test-"))
     root.chmod(0o755)
@@ -99,15 +100,16 @@ def live() -> Iterator[Live]:
     assert export.startswith("export CDC_LAKE_CATALOG_URL='jdbc:postgresql://127.0.0.1:"), export
     env["CDC_LAKE_CATALOG_URL"] = export.split("=", 1)[1].strip("'")
 
-    def dbt_build(state: str) -> list[str]:
-        return [str(VENV_BIN / "dbt"), *BUILD, "--project-dir", str(PROJECT_DIR),
-                "--target-path", str(root / state / "target"), "--log-path", str(root / state / "logs")]
+    # one target folder for the three builds, one after the other: the later ones parse only what
+    # changed (nothing), as a user's builds do
+    dbt_build = [str(VENV_BIN / "dbt"), *BUILD, "--project-dir", str(PROJECT_DIR),
+                 "--target-path", str(root / "dbt" / "target"), "--log-path", str(root / "dbt" / "logs")]
 
     port = free_port()
     server: subprocess.Popen[str] | None = None
     loop = QueryLoop(port, SCHEMA)
     try:
-        run_checked([cdc_lake, "land", "--format", "canal_json", *map(str, CANAL)], env)
+        run_checked([cdc_lake, "land", "--format", "canal_json", *map(str, SAMPLE_CANAL)], env)
         server = subprocess.Popen(
             [cdc_lake, "serve", "--port", str(port)], cwd=PROJECT_DIR, env=env,
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -117,27 +119,27 @@ def live() -> Iterator[Live]:
             if f"listening on 127.0.0.1:{port}" in line:
                 break
         assert server.poll() is None, f"cdc-lake serve exited {server.returncode}; log {root / 'thrift-server.log'}"
-        run_checked(dbt_build("dbt-1"), env)  # a build while the server runs
+        run_checked(dbt_build, env)  # a build while the server runs
         created_first = _created_times(port)
         first = _served_rows(port, f"select (select count(*) from {SCHEMA}.cdc_current), "
                                    f"(select count(*) from {SCHEMA}.cdc_history)")[0]
         loop.start()
         # land and build at the same time, while the loop queries
         landing = subprocess.Popen(
-            [cdc_lake, "land", "--format", "debezium_json", *map(str, DEBEZIUM)], cwd=PROJECT_DIR, env=env,
+            [cdc_lake, "land", "--format", "debezium_json", *map(str, SAMPLE_DEBEZIUM)], cwd=PROJECT_DIR, env=env,
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         )
-        run_checked(dbt_build("dbt-2"), env)
+        run_checked(dbt_build, env)
         landed_output, _ = landing.communicate(timeout=900)
         assert landing.returncode == 0, f"cdc-lake land exited {landing.returncode}: {landed_output[-3000:]}"
-        run_checked(dbt_build("dbt-3"), env)
+        run_checked(dbt_build, env)
         loop.builds_ended.set()
         deadline = time.monotonic() + 60
         while len(loop.answers_after_builds) < 3 and time.monotonic() < deadline:
             time.sleep(0.2)
         loop.stopping.set()
         loop.join(timeout=60)
-        final = [_served_rows(port, sql.format(schema=SCHEMA)) for sql in (CURRENT, HISTORY)]
+        final = [_served_rows(port, sql.format(schema=SCHEMA)) for sql in (SAMPLE_CURRENT, SAMPLE_HISTORY)]
         yield Live(port, loop, first, final, (created_first, _created_times(port)))
     finally:
         loop.stopping.set()
@@ -174,14 +176,10 @@ def test_later_builds_change_the_views_in_place(live: Live) -> None:
     assert final == first
 
 
-def test_the_shared_lake_equals_the_embedded_one(live: Live, lake) -> None:
-    lake.scenario("catalog_reference")
-    lake.land(CANAL, "canal_json")
-    lake.land(DEBEZIUM, "debezium_json")
-    lake.build(*BUILD[1:])
-    expected = [[tuple(row.values()) for row in lake.rows(sql)] for sql in (CURRENT, HISTORY)]
-    assert live.final[0] == expected[0]
-    assert live.final[1] == expected[1]
+def test_the_shared_lake_equals_the_embedded_one(live: Live, sample_reference) -> None:
+    current, history = sample_reference
+    assert live.final[0] == current
+    assert live.final[1] == history
 
 
 def test_status_of_a_catalog_never_started(tmp_path: Path) -> None:

@@ -1,20 +1,21 @@
-"""`cdc-lake serve` + `dbt build --target thrift` give the same SCD2 tables as the embedded target.
+"""`cdc-lake serve` + `dbt build --target thrift` give the SCD2 tables the embedded target gives.
 
-Everything runs in subprocesses over one lake in a temporary folder of its own (the embedded test
-session of this pytest process holds a Derby metastore of its own, and Derby admits one process
-per metastore):
+The server and the commands run in subprocesses over a lake in a temporary folder of its own (the
+embedded test session of this pytest process holds a Derby metastore of its own, and Derby admits
+one process per metastore):
 
-1. `cdc-lake land` lands the shipped Canal JSON and Debezium JSON samples (or, where they are
-   missing, a small stream of each written here);
-2. `dbt build` on the embedded `local` target builds cdc_current and cdc_history (and what they
-   read) in schema `thrift_test_embedded`;
-3. `cdc-lake serve --port <free port> --password-file F` starts the Spark Thrift Server over the
-   same lake, requiring the (non-ASCII) password in F;
-4. `dbt build --target thrift` builds schema `thrift_test_served` through it with that password
+1. `cdc-lake land` lands the shipped Canal JSON and Debezium JSON samples;
+2. `cdc-lake serve --port <free port> --password-file F` starts the Spark Thrift Server over that
+   lake, requiring the (non-ASCII) password in F;
+3. `dbt build --target thrift` builds schema `thrift_test_served` through it with that password
    (every model, seed and data test runs on the server);
-5. both schemas' `cdc_current` and `cdc_history` are read through the server with PyHive and must
-   be equal, row for row; a wrong or no password is refused;
-6. SIGTERM stops the server cleanly (exit code 0) and frees the port and the metastore.
+4. its `cdc_current` and `cdc_history`, read through the server with PyHive, must equal row for
+   row those of the same samples built on the embedded target in this process (conftest's
+   `sample_reference`); a wrong or no password is refused;
+5. SIGTERM stops the server cleanly (exit code 0) and frees the port and the metastore.
+
+test_catalog.py serves a lake that the embedded target builds (`dbt build` in subprocesses while the
+server runs).
 """
 
 from __future__ import annotations
@@ -31,36 +32,13 @@ from typing import Any
 import pytest
 
 from cdc_lake.dbt import PROJECT_DIR
-from conftest import VENV_BIN, free_port, run_checked
+from conftest import SAMPLE_CANAL, SAMPLE_CURRENT, SAMPLE_DEBEZIUM, SAMPLE_HISTORY, VENV_BIN, free_port, run_checked
 
 pytestmark = [pytest.mark.thrift, pytest.mark.slow]
 
-EMBEDDED_SCHEMA = "thrift_test_embedded"
 SERVED_SCHEMA = "thrift_test_served"
 RAW_SCHEMA = "thrift_test_raw"
 PASSWORD = "thrift test pässwörd"
-
-
-def _sample_inputs(tmp: Path) -> tuple[list[Path], list[Path]]:
-    """The shipped Canal JSON and Debezium JSON samples, or a small stream of each if absent."""
-    canal = sorted((PROJECT_DIR / "sample_data" / "canal_json").glob("*.jsonl"))
-    debezium = sorted((PROJECT_DIR / "sample_data" / "debezium_json").glob("*.jsonl"))
-    if not canal:
-        canal = [tmp / "canal.jsonl"]
-        messages = [
-            {"data": [{"id": "1", "name": "apple", "price": "0.10"}], "database": "shop", "table": "products",
-             "type": "INSERT", "isDdl": False, "pkNames": ["id"], "es": 1700000001000},
-            {"data": [{"id": "1", "name": "apple", "price": "0.20"}], "old": [{"price": "0.10"}],
-             "database": "shop", "table": "products", "type": "UPDATE", "isDdl": False, "pkNames": ["id"],
-             "es": 1700000040000},
-        ]
-        canal[0].write_text("".join(json.dumps(m) + "\n" for m in messages), encoding="utf-8")
-    if not debezium:
-        debezium = [tmp / "debezium.jsonl"]
-        message = {"op": "c", "before": None, "after": {"id": 7, "email": "a@example.com"},
-                   "source": {"db": "inventory", "table": "customers", "ts_ms": 1700000000000}}
-        debezium[0].write_text(json.dumps(message) + "\n", encoding="utf-8")
-    return canal, debezium
 
 
 def _dbt(command: list[str], env: dict[str, str], state: Path) -> None:
@@ -132,16 +110,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         "PYTHONUNBUFFERED": "1",
     }
     env.pop("CDC_LAKE_TARGET", None)
-    canal, debezium = _sample_inputs(root)
-    run_checked([str(VENV_BIN / "cdc-lake"), "land", "--format", "canal_json", *map(str, canal)], env)
-    run_checked([str(VENV_BIN / "cdc-lake"), "land", "--format", "debezium_json", *map(str, debezium)], env)
-    # The embedded reference: only what cdc_current and cdc_history need, without tests.
-    _dbt(
-        ["build", "--select", "+cdc_current", "+cdc_history",
-         "--exclude", "resource_type:test", "resource_type:unit_test"],
-        {**env, "CDC_LAKE_SCHEMA": EMBEDDED_SCHEMA},
-        root / "dbt-embedded",
-    )
+    run_checked([str(VENV_BIN / "cdc-lake"), "land", "--format", "canal_json", *map(str, SAMPLE_CANAL)], env)
+    run_checked([str(VENV_BIN / "cdc-lake"), "land", "--format", "debezium_json", *map(str, SAMPLE_DEBEZIUM)], env)
 
     port = free_port()
     password_file = root / "serve-password"
@@ -174,21 +144,12 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
                 process.wait()
 
 
-def _current(served: Served, schema: str) -> list[tuple[Any, ...]]:
-    return served.rows(
-        "select source_database, source_table, primary_key, "
-        "to_json(map_from_entries(array_sort(map_entries(row)))) "
-        f"from {schema}.cdc_current order by 1, 2, 3"
+def _served_tables(served: Served, schema: str) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    """SAMPLE_CURRENT and SAMPLE_HISTORY of `schema`, read through the server."""
+    current, history = (
+        [tuple(row) for row in served.rows(sql.format(schema=schema))] for sql in (SAMPLE_CURRENT, SAMPLE_HISTORY)
     )
-
-
-def _history(served: Served, schema: str) -> list[tuple[Any, ...]]:
-    return served.rows(
-        "select source_database, source_table, primary_key, "
-        "to_json(map_from_entries(array_sort(map_entries(row)))), "
-        "cast(valid_from as string), cast(valid_to as string), is_current, is_deleted "
-        f"from {schema}.cdc_history order by 1, 2, 3, 5, 6 nulls last, 8"
-    )
+    return current, history
 
 
 def test_serve_prints_where_it_listens(served: Served) -> None:
@@ -205,21 +166,18 @@ def test_server_refuses_a_wrong_or_no_password(served: Served) -> None:
     assert served.rows("select 1") == [(1,)]  # the right password still works
 
 
-def test_thrift_build_equals_embedded_build(served: Served) -> None:
-    embedded_current = _current(served, EMBEDDED_SCHEMA)
-    served_current = _current(served, SERVED_SCHEMA)
+def test_thrift_build_equals_embedded_build(served: Served, sample_reference) -> None:
+    served_current, served_history = _served_tables(served, SERVED_SCHEMA)
+    embedded_current, embedded_history = sample_reference
     assert served_current == embedded_current
-    embedded_history = _history(served, EMBEDDED_SCHEMA)
-    served_history = _history(served, SERVED_SCHEMA)
     assert served_history == embedded_history
 
     # Not vacuous: both formats' tables are there, with exact values.
     tables = {(db, table) for db, table, *_ in served_current}
     assert len(served_history) > len(served_current) > 0
-    if (PROJECT_DIR / "sample_data" / "canal_json" / "shop.jsonl").exists():
-        assert ("shop", "products") in tables and ("inventory", "customers") in tables
-        apple = [row for db, table, key, row in served_current if table == "products" and key == '{"id":"1"}']
-        assert len(apple) == 1 and json.loads(apple[0])["price"] == "0.20"
+    assert ("shop", "products") in tables and ("inventory", "customers") in tables
+    apple = [row for db, table, key, row in served_current if table == "products" and key == '{"id":"1"}']
+    assert len(apple) == 1 and json.loads(apple[0])["price"] == "0.20"
 
 
 def test_land_says_the_metastore_is_in_use_while_serving(served: Served) -> None:
