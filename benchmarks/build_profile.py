@@ -1,0 +1,106 @@
+"""Where a small build's Spark time goes (issue 30: small builds are quick).
+
+Lands the shipped Canal JSON samples into a lake of its own and builds once, in one Spark session;
+then, per round, lands them again with a blank line added (new inputs: the same messages, which the
+build counts as duplicates) and runs an incremental `dbt build` with Spark's analyzer and optimizer
+rules timed (`RuleExecutor` metrics, reset before each build). It prints each build's wall seconds,
+the rules that took the most of it (a rule's time includes the rules it runs inside, e.g. resolving
+a view analyzes the view's query), and at the end what analyzing each staging view costs once warm
+(a build analyzes a staging view when it creates or alters the view and when int_cdc__events reads
+it).
+
+Usage: .venv/bin/python benchmarks/build_profile.py [--rounds N] [--top N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMA = "build_profile"
+BUILD = ["build", "--exclude-resource-type", "unit_test"]
+# One line of RuleExecutor.dumpTimeSpent(): the rule, its effective and total nanoseconds, runs.
+RULE_LINE = re.compile(r"^(\S+)\s+(\d+) / (\d+)\s+(\d+) / (\d+)\s*$")
+
+
+def rule_seconds(dump: str) -> list[tuple[str, float, int]]:
+    """(rule's short name, total seconds, effective runs) of each rule in a dumpTimeSpent() text,
+    the most expensive first."""
+    rules = []
+    for line in dump.splitlines():
+        match = RULE_LINE.match(line.strip())
+        if match:
+            name, _effective_ns, total_ns, effective_runs, _runs = match.groups()
+            rules.append((name.rsplit(".", 1)[-1], int(total_ns) / 1e9, int(effective_runs)))
+    return sorted(rules, key=lambda rule: -rule[1])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=2, help="incremental builds measured (default 2)")
+    parser.add_argument("--top", type=int, default=8, help="rules printed per build (default 8)")
+    args = parser.parse_args()
+    root = Path(tempfile.mkdtemp(prefix="cdc-lake-build-profile-"))
+    os.environ.update(
+        CDC_LAKE_WAREHOUSE=str(root / "warehouse"),
+        CDC_LAKE_METASTORE=str(root / "metastore_db"),
+        CDC_LAKE_DBT_STATE=str(root / "dbt"),
+        CDC_LAKE_SCHEMA=SCHEMA,
+        CDC_LAKE_RAW_SCHEMA=f"{SCHEMA}_raw",
+        DBT_PROFILES_DIR=str(ROOT / "profiles"),
+    )
+    sys.path.insert(0, str(ROOT / "python"))
+    from cdc_lake.dbt import run_dbt
+    from cdc_lake.land import land
+    from cdc_lake.settings import SHORT_RUN_JVM_OPTIONS
+    from cdc_lake.spark import get_spark
+
+    # small data: the driver JVM options of the demo and the test suite, unless the caller says otherwise
+    os.environ.setdefault("CDC_LAKE_JVM_OPTIONS", SHORT_RUN_JVM_OPTIONS)
+
+    spark = get_spark()
+    rules = spark.sparkContext._jvm.org.apache.spark.sql.catalyst.rules.RuleExecutor
+    samples = sorted((ROOT / "sample_data" / "canal_json").glob("*.jsonl"))
+    land([str(p) for p in samples], "canal_json", spark=spark, say=lambda _m: None)
+    started = time.perf_counter()
+    run_dbt(BUILD, reuse_manifest=True)
+    print(f"first build: {time.perf_counter() - started:.1f} s")
+
+    for round_number in range(1, args.rounds + 1):
+        copies = []
+        for path in samples:  # a blank line more per round: a new input, the same messages
+            copy = root / f"round{round_number}" / path.name
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            copy.write_bytes(path.read_bytes() + b"\n" * round_number)
+            copies.append(str(copy))
+        land(copies, "canal_json", spark=spark, say=lambda _m: None)
+        rules.resetMetrics()
+        started = time.perf_counter()
+        run_dbt(BUILD, reuse_manifest=True)
+        wall = time.perf_counter() - started
+        timed = rule_seconds(rules.dumpTimeSpent())
+        print(f"incremental build {round_number}: {wall:.1f} s; analyzer and optimizer rules "
+              f"{sum(seconds for _name, seconds, _runs in timed):.1f} s, the most expensive:")
+        for name, seconds, runs in timed[: args.top]:
+            print(f"  {name:<40} {seconds:6.2f} s {100 * seconds / wall:5.1f}% of the build, {runs} effective runs")
+
+    print("analyzing each staging view (warm: the third analysis of each):")
+    views = sorted(row.viewName for row in spark.sql(f"show views in {SCHEMA}").collect()
+                   if row.viewName.startswith("stg_"))
+    for view in views:
+        for _ in range(3):
+            started = time.perf_counter()
+            spark.sql(f"select * from {SCHEMA}.{view}")._jdf.queryExecution().analyzed()
+            seconds = time.perf_counter() - started
+        print(f"  {view:<40} {seconds:6.2f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
