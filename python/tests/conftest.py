@@ -39,6 +39,20 @@ def suite_jvm_options(archive: Path = CLASS_ARCHIVE) -> str:
 
 os.environ.setdefault("CDC_LAKE_JVM_OPTIONS", suite_jvm_options())
 
+# ... and evaluates expressions without generating Java classes (Spark's interpreted mode, which its
+# own test suites run beside code generation): over a few rows per query, compiling the ~700 classes
+# of a build costs more than it saves (a module of four builds, 150 s against 110-125 s). What a user
+# runs, generated code, is what test_standalone_cluster.py's cluster runs (its lake equals this
+# process's, so both modes give the same tables) and what benchmarks/ and the demo run. A
+# CDC_LAKE_SPARK_CONF of the caller's comes after these, so it can switch code generation on again.
+INTERPRETED_SPARK_CONF = "spark.sql.codegen.wholeStage=false,spark.sql.codegen.factoryMode=NO_CODEGEN"
+# (the workers of pytest-xdist inherit the variable this module set in the controlling process)
+CALLER_SPARK_CONF = ",".join(
+    item.strip() for item in os.environ.get("CDC_LAKE_SPARK_CONF", "").split(",")
+    if item.strip() and item.strip() not in INTERPRETED_SPARK_CONF.split(",")
+)
+os.environ["CDC_LAKE_SPARK_CONF"] = ",".join(filter(None, (INTERPRETED_SPARK_CONF, CALLER_SPARK_CONF)))
+
 FIXTURES = Path(__file__).parent / "fixtures"
 SHARED = Path(__file__).resolve().parents[3] / "shared"
 

@@ -159,10 +159,20 @@ def test_the_session_keeps_a_builds_generated_classes(lake):
     jvm = lake.spark.sparkContext._jvm
     compiles = jvm.org.apache.spark.metrics.source.CodegenMetrics.METRIC_COMPILATION_TIME()
     query = "select id, sum(id * 7) over (partition by id % 3) as s from range(20) where id % 5 <> 1"
-    lake.spark.sql(query).collect()
-    # the same query again after more than Spark's default number of other queries' classes
-    for n in range(120):
-        lake.spark.sql(f"select id * {n + 1000} as v from range(3) where id > {n}").collect()
-    before = compiles.getCount()
-    lake.spark.sql(query).collect()
-    assert compiles.getCount() == before
+    # code generation as users run it (the suite interprets expressions: conftest.INTERPRETED_SPARK_CONF)
+    interpreted = {key: lake.spark.conf.get(key) for key in ("spark.sql.codegen.wholeStage", "spark.sql.codegen.factoryMode")}
+    lake.spark.conf.set("spark.sql.codegen.wholeStage", "true")
+    lake.spark.conf.set("spark.sql.codegen.factoryMode", "FALLBACK")
+    try:
+        first = compiles.getCount()
+        lake.spark.sql(query).collect()
+        assert compiles.getCount() > first, "the query compiled no class: code generation is off"
+        # the same query again after more than Spark's default number of other queries' classes
+        for n in range(120):
+            lake.spark.sql(f"select id * {n + 1000} as v from range(3) where id > {n}").collect()
+        before = compiles.getCount()
+        lake.spark.sql(query).collect()
+        assert compiles.getCount() == before
+    finally:
+        for key, value in interpreted.items():
+            lake.spark.conf.set(key, value)

@@ -4,8 +4,10 @@ A master and two workers (one core, 1 GB each) start from pyspark's own jars (`b
 127.0.0.1, each worker with a work folder of its own. The shipped samples are landed and built twice,
 each time in a lake (warehouse, metastore) of its own:
 
-1. locally, in this process's embedded session (the `lake` fixture, local mode);
-2. on the cluster, in subprocesses with CDC_LAKE_SPARK_MASTER=spark://127.0.0.1:<port>:
+1. locally, in this process's embedded session (the `lake` fixture, local mode, expressions
+   interpreted as everywhere in the suite: conftest.INTERPRETED_SPARK_CONF);
+2. on the cluster, with Spark's generated code as users run it, in subprocesses with
+   CDC_LAKE_SPARK_MASTER=spark://127.0.0.1:<port>:
    `cdc-lake land` (the Kafka dump of Canal protobuf: a file scan in tasks, the Python decoder and
    the pandas UDF that explains messages that do not parse, the JVM function cdc_exact_json; the
    text samples with --format auto: the JVM detector function), `dbt build`, then a reader that
@@ -38,7 +40,7 @@ from cdc_lake.dbt import PROJECT_DIR
 from cdc_lake.serve import spark_home
 from cdc_lake.settings import SHORT_RUN_JVM_OPTIONS
 
-from conftest import UNREAD_AND_TYPING, VENV_BIN, free_port, run_checked
+from conftest import CALLER_SPARK_CONF, UNREAD_AND_TYPING, VENV_BIN, free_port, run_checked
 
 pytestmark = pytest.mark.slow
 
@@ -263,6 +265,9 @@ def runs(cluster: Cluster, lake, tmp_path_factory: pytest.TempPathFactory) -> Ru
         "SPARK_CONF_DIR": str(cluster.root / "conf"),
         "SPARK_LOCAL_IP": "127.0.0.1",
         "DBT_PROFILES_DIR": str(PROJECT_DIR / "profiles"),
+        # the cluster runs generated code, as users' builds do, where this process interprets
+        # expressions (conftest.INTERPRETED_SPARK_CONF): equal lakes show both modes agree
+        "CDC_LAKE_SPARK_CONF": CALLER_SPARK_CONF,
     }
     env.pop("CDC_LAKE_TARGET", None)
     started = time.monotonic()
@@ -319,3 +324,11 @@ def test_executors_load_the_shipped_jar_and_import_cdc_lake(runs: Runs) -> None:
     folders = {Path(cwd) for cwd in runs.clustered["tasks"]}
     workers = {folder.parents[1] for folder in folders}
     assert workers == set(runs.cluster.work_dirs), folders
+
+
+def test_the_cluster_generated_code_where_the_local_run_did_not(runs: Runs, lake) -> None:
+    # the cluster's build compiled whole stages (its plans hold WholeStageCodegen nodes), as a
+    # user's build does; the local lake it equals was built with expressions interpreted
+    build_log = runs.event_logs[len(LANDINGS)].read_text(encoding="utf-8")
+    assert '"nodeName":"WholeStageCodegen' in build_log
+    assert lake.spark.conf.get("spark.sql.codegen.wholeStage") == "false"
