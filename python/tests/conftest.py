@@ -41,9 +41,9 @@ os.environ.setdefault("CDC_LAKE_JVM_OPTIONS", suite_jvm_options())
 
 # ... and evaluates expressions without generating Java classes (Spark's interpreted mode, which its
 # own test suites run beside code generation): over a few rows per query, compiling the ~700 classes
-# of a build costs more than it saves (a module of four builds, 150 s against 110-125 s). What a user
-# runs, generated code, is what test_standalone_cluster.py's cluster runs (its lake equals this
-# process's, so both modes give the same tables) and what benchmarks/ and the demo run. A
+# of a build costs more than it saves (docs/testing.md: test_incremental 341 s against 317 s). What
+# a user runs, generated code, is what test_standalone_cluster.py's cluster runs (its lake equals
+# this process's, so both modes give the same tables) and what benchmarks/ and the demo run. A
 # CDC_LAKE_SPARK_CONF of the caller's comes after these, so it can switch code generation on again.
 INTERPRETED_SPARK_CONF = "spark.sql.codegen.wholeStage=false,spark.sql.codegen.factoryMode=NO_CODEGEN"
 # (the workers of pytest-xdist inherit the variable this module set in the controlling process)
