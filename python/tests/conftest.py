@@ -45,7 +45,8 @@ os.environ.setdefault("CDC_LAKE_JVM_OPTIONS", suite_jvm_options())
 # a user runs, generated code, is what test_standalone_cluster.py's cluster runs (its lake equals
 # this process's, so both modes give the same tables) and what benchmarks/ and the demo run. A
 # CDC_LAKE_SPARK_CONF of the caller's comes after these, so it can switch code generation on again.
-INTERPRETED_SPARK_CONF = "spark.sql.codegen.wholeStage=false,spark.sql.codegen.factoryMode=NO_CODEGEN"
+INTERPRETED_SPARK_SETTINGS = {"spark.sql.codegen.wholeStage": "false", "spark.sql.codegen.factoryMode": "NO_CODEGEN"}
+INTERPRETED_SPARK_CONF = ",".join(f"{key}={value}" for key, value in INTERPRETED_SPARK_SETTINGS.items())
 # (the workers of pytest-xdist inherit the variable this module set in the controlling process)
 CALLER_SPARK_CONF = ",".join(
     item.strip() for item in os.environ.get("CDC_LAKE_SPARK_CONF", "").split(",")

@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from cdc_lake.settings import load_settings
+from conftest import INTERPRETED_SPARK_SETTINGS
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 PROFILES = PROJECT_DIR / "profiles" / "profiles.yml"
@@ -153,7 +154,6 @@ def test_reliability_runs_take_their_size_from_the_settings(monkeypatch):
 def test_the_session_keeps_a_builds_generated_classes(lake):
     """Spark's default cache of generated classes (100) holds a fraction of one build's (about 730):
     the session keeps more, so a process that builds again does not compile them again."""
-    import conftest
     from cdc_lake.settings import CODEGEN_CACHE_ENTRIES
 
     assert lake.spark.conf.get("spark.sql.codegen.cache.maxEntries") == CODEGEN_CACHE_ENTRIES
@@ -161,10 +161,9 @@ def test_the_session_keeps_a_builds_generated_classes(lake):
     compiles = jvm.org.apache.spark.metrics.source.CodegenMetrics.METRIC_COMPILATION_TIME()
     query = "select id, sum(id * 7) over (partition by id % 3) as s from range(20) where id % 5 <> 1"
     # code generation as users run it: Spark's defaults for the keys the suite sets to interpret
-    # expressions (conftest.INTERPRETED_SPARK_CONF)
-    keys = [item.split("=", 1)[0] for item in conftest.INTERPRETED_SPARK_CONF.split(",")]
-    saved = {key: lake.spark.conf.get(key) for key in keys}
-    for key in keys:
+    # expressions (conftest.INTERPRETED_SPARK_SETTINGS)
+    saved = {key: lake.spark.conf.get(key) for key in INTERPRETED_SPARK_SETTINGS}
+    for key in INTERPRETED_SPARK_SETTINGS:
         lake.spark.conf.unset(key)
     try:
         first = compiles.getCount()
