@@ -16,9 +16,11 @@ extra=""
 if [ "${1:-}" = "--dev" ]; then
   extra="[dev]"
 fi
-echo "setup: installing cdc-lake$extra and its dependencies into .venv (pip; about a minute on a fresh machine)"
-.venv/bin/python -m pip install --quiet --upgrade pip
-.venv/bin/python -m pip install --quiet -e ".$extra"
+# uv (from PyPI, into .venv) installs the same versions pip would, in parallel: 33-40 s on a fresh
+# machine against pip's 57 s with its cache and 100 s without (docs/testing.md).
+echo "setup: installing cdc-lake$extra and its dependencies into .venv (uv; about half a minute on a fresh machine)"
+.venv/bin/python -m pip install --quiet --disable-pip-version-check uv
+.venv/bin/python -m uv pip install --quiet --python .venv/bin/python -e ".$extra"
 # The JVM functions the Spark sessions load: pom.xml builds python/cdc_lake/jvm/src into
 # python/cdc_lake/jvm/cdc-lake-functions.jar (its JUnit tests are scripts/test.sh's "java tests").
 echo "setup: the JVM functions jar (Maven)"
