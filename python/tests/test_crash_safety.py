@@ -11,9 +11,9 @@ compared here), which keeps the builds affordable.
 
 CI kills each kind of step once: a landing before its commit and while it writes, a first build
 while it creates the events table (the staging views' rows), an incremental build while it rebuilds
-the marts and while it writes the events. The long run (CDC_LAKE_LONG_TESTS=1, nightly; or CDC_LAKE_CRASH_POINTS=N) also
-kills a Kafka-dump landing before its commit and the incremental build at N more models in turn
-(EXTRA_BUILD_KILLS) before it builds to the end.
+the marts and while it writes the events. The long run (CDC_LAKE_LONG_TESTS=1, nightly; or
+CDC_LAKE_CRASH_POINTS=N) also kills landing B (a Kafka dump among its inputs) before its commit and
+the incremental build at N more models in turn (EXTRA_BUILD_KILLS) before it builds to the end.
 """
 
 from __future__ import annotations
@@ -54,7 +54,8 @@ def dbz(op: str, before, after, pos: int) -> str:
 
 
 def batches(tmp: Path) -> tuple[list[Path], list[Path]]:
-    """Batch A: Canal inserts; batch B: Canal updates/deletes of A's rows and Debezium orders."""
+    """Batch A: Canal inserts; batch B: Canal updates/deletes of A's rows and Debezium orders (one
+    landing with its formats detected)."""
     a = [canal("INSERT", "items", [{"id": str(i), "qty": f"{i}.0"}], 1_000_000 + i) for i in range(40)]
     a += [canal("INSERT", "users", [{"id": str(i), "name": f"u{i}"}, {"id": str(i + 100), "name": "x"}], 2_000_000 + i) for i in range(20)]
     b = [
@@ -174,8 +175,7 @@ def reference(lake, data):
     a, b = data
     lake.scenario(SCHEMA)
     lake.land(a, "canal_json")
-    lake.land(b[:1], "canal_json")
-    lake.land(b[1:], "debezium_json")
+    lake.land(b, "auto")
     lake.build(*BUILD_ARGS)
     return {
         name: [r[0] for r in lake.spark.sql(sql).collect()]
@@ -196,12 +196,13 @@ def test_killed_runs_end_like_an_uninterrupted_run(reference, data, tmp_path_fac
         lake.run("build")
         after_a = lake.read()
 
-        # land B, killed while writing, then landed again
-        lake.run("land", "--format", "canal_json", str(b[0]), kill_at=r"input\(s\) as landing", delay=1.0)
-        lake.run("land", "--format", "canal_json", str(b[0]))
+        # land B (Canal JSON and a Debezium Kafka dump, detected), killed while writing, (long run)
+        # killed again before its commit, then landed again
+        land_b = ["--format", "auto", *map(str, b)]
+        lake.run("land", *land_b, kill_at=r"input\(s\) as landing", delay=1.0)
         if CRASH_POINTS:
-            lake.run("land", "--format", "debezium_json", str(b[1]), kill_at="written; committing")
-        lake.run("land", "--format", "debezium_json", str(b[1]))
+            lake.run("land", *land_b, kill_at="written; committing")
+        lake.run("land", *land_b)
 
         # dbt build killed while it rebuilds the marts: readers still see the previous build whole
         lake.run("build", kill_at=rf"START .*{SCHEMA}\.int_cdc__history_versions ", delay=2.0)
