@@ -104,6 +104,27 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: rank.get(item.path.name, len(SLOWEST_MODULES)))
 
 
+# Modules that run on the same worker under --dist loadfile, one after the other, because they share
+# a costly per-worker fixture: both served-lake modules compare with `sample_reference` (a landing
+# and a build), which a worker then builds once, not once for each.
+SAME_WORKER = {"test_thrift.py": "served lakes", "test_catalog.py": "served lakes"}
+
+
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """xdist's --dist loadfile, with the modules of SAME_WORKER sent to one worker together."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class LoadFileOrGroupScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return SAME_WORKER.get(Path(module).name, module)
+
+    return LoadFileOrGroupScheduling(config, log)
+
+
 # What a test's build leaves out when the test reads none of it: dbt's unit tests (they check SQL on
 # fixed inputs, not the landed data; test_canal_debezium runs every one). The analytics examples
 # are off unless --vars '{cdc_examples: true}'.
