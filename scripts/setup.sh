@@ -16,7 +16,7 @@ extra=""
 if [ "${1:-}" = "--dev" ]; then
   extra="[dev]"
 fi
-# uv (from PyPI, into .venv) installs the same versions pip would, in parallel: 33-40 s on a fresh
+# uv (from PyPI, into .venv) installs the same versions pip would, in parallel: 33-42 s on a fresh
 # machine against pip's 57 s with its cache and 100 s without (docs/testing.md).
 echo "setup: installing cdc-lake$extra and its dependencies into .venv (uv; about half a minute on a fresh machine)"
 .venv/bin/python -m pip install --quiet --disable-pip-version-check uv

@@ -10,9 +10,9 @@ each time in a lake (warehouse, metastore) of its own:
    CDC_LAKE_SPARK_MASTER=spark://127.0.0.1:<port>:
    one `cdc-lake land --format auto` of the Kafka dump of Canal protobuf and the text samples (a
    file scan in tasks, the JVM detector function, the Python decoder and the pandas UDF that
-   explains messages that do not parse, the JVM function cdc_exact_json), `dbt build`, then a reader that
-   prints the compared tables as JSON and calls the JVM function and a Python UDF importing
-   cdc_lake in tasks.
+   explains messages that do not parse, the JVM function cdc_exact_json), `dbt build`, then a
+   reader that prints the compared tables as JSON and calls the JVM function and a Python UDF
+   importing cdc_lake in tasks.
 
 The test compares cdc_current, cdc_history, cdc_ddl and cdc_quarantine row for row (each landing's
 wall-clock time, landed_at, replaced by the landing's number wherever it appears), and checks from
