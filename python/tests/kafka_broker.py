@@ -51,7 +51,10 @@ class Broker:
             "auto.create.topics.enable=false\ngroup.initial.rebalance.delay.ms=0\n"
         )
         java = ["java", "-Xmx256m", "-cp", f"{BROKER_LIB}/*"]
-        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        # Kafka's own random ids never start with "-" (StorageTool would read one as an option)
+        cluster_id = "-"
+        while cluster_id.startswith("-"):
+            cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
         subprocess.run(
             [*java, "kafka.tools.StorageTool", "format", "-t", cluster_id, "-c", str(config)],
             check=True, capture_output=True, timeout=60,
