@@ -48,6 +48,7 @@ def _invoke(args: Sequence[str], *, project_dir: Path, quiet: bool, reuse_manife
                 raise DbtError(f"dbt parse failed: {parsed.exception}")
             _MANIFESTS[key] = parsed.result
         manifest = _MANIFESTS[key]
+        _forget_ephemeral_injections(manifest)
     full_args = [*args, *paths]
     if quiet:
         full_args = ["--quiet", *full_args]
@@ -61,6 +62,20 @@ def _invoke(args: Sequence[str], *, project_dir: Path, quiet: bool, reuse_manife
         detail = "; ".join(failures) or str(result.exception)
         raise DbtError(f"dbt {' '.join(args)} failed: {detail}")
     return result.result
+
+
+def _forget_ephemeral_injections(manifest: Any) -> None:
+    """Let the next command inline ephemeral models as a freshly parsed manifest would.
+
+    dbt marks a node whose ephemeral references it has inlined as CTEs (`extra_ctes_injected`) and
+    inlines nothing into a node so marked. A reused manifest keeps the marks of the previous
+    command, so without this a model compiled again (int_cdc__events, whose references depend on
+    what was landed) would reference its staging models' CTEs without defining them.
+    """
+    for node in manifest.nodes.values():
+        if getattr(node, "extra_ctes_injected", False):
+            node.extra_ctes_injected = False
+            node.extra_ctes = []
 
 
 @contextmanager
