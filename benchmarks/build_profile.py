@@ -5,9 +5,9 @@ then, per round, lands them again with a blank line added (new inputs: the same 
 build counts as duplicates) and runs an incremental `dbt build` with Spark's analyzer and optimizer
 rules timed (`RuleExecutor` metrics, reset before each build). It prints each build's wall seconds,
 the rules that took the most of it (a rule's time includes the rules it runs inside, e.g. resolving
-a view analyzes the view's query), and at the end what analyzing each staging view costs once warm
-(a build analyzes a staging view when it creates or alters the view and when int_cdc__events reads
-it).
+a view analyzes the view's query), and at the end what analyzing each format's staging query costs
+once warm (the staging models are ephemeral: a build analyzes the queries of the formats landed
+when int_cdc__events reads them).
 
 Usage: .venv/bin/python benchmarks/build_profile.py [--rounds N] [--top N]
 """
@@ -90,15 +90,15 @@ def main() -> int:
         for name, seconds, runs in timed[: args.top]:
             print(f"  {name:<40} {seconds:6.2f} s {100 * seconds / wall:5.1f}% of the build, {runs} effective runs")
 
-    print("analyzing each staging view (warm: the third analysis of each):")
-    views = sorted(row.viewName for row in spark.sql(f"show views in {SCHEMA}").collect()
-                   if row.viewName.startswith("stg_"))
-    for view in views:
+    print("analyzing each format's staging query (warm: the third analysis of each):")
+    compiled = run_dbt(["compile", "--select", "path:models/staging", "--exclude", "path:models/staging/landing"],
+                       reuse_manifest=True)
+    for result in sorted(compiled.results, key=lambda result: result.node.name):
         for _ in range(3):
             started = time.perf_counter()
-            spark.sql(f"select * from {SCHEMA}.{view}")._jdf.queryExecution().analyzed()
+            spark.sql(result.node.compiled_code)._jdf.queryExecution().analyzed()
             seconds = time.perf_counter() - started
-        print(f"  {view:<40} {seconds:6.2f} s")
+        print(f"  {result.node.name:<40} {seconds:6.2f} s  ({len(result.node.compiled_code) / 1024:.0f} KB of SQL)")
     return 0
 
 

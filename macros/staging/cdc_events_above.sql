@@ -1,12 +1,12 @@
 {% macro cdc_events_above(watermark) %}
     {#-
         The staged events of the landings above `watermark` (a subquery): what int_cdc__events
-        adds in a build. It reads the staging views of the formats those landings hold (and
-        stg_cdc_landing__unclaimed) only, each filtered to the landings (Spark pushes the filter
-        down to the landing table's partitions): a staging view has rows of the landings that
-        hold its format, so the others would add nothing but their planning (about half a second
-        for ten idle formats). Every staging model is referenced while dbt parses, so the lineage
-        is the same on every build.
+        adds in a build. It reads the staging models (ephemeral: dbt inlines each one referenced)
+        of the formats those landings hold (and stg_cdc_landing__unclaimed) only, each filtered to
+        the landings (Spark pushes the filter down to the landing table's partitions): a staging
+        model has rows of the landings that hold its format, so the others would add nothing but
+        their planning (about half a second for ten idle formats). Every staging model is
+        referenced while dbt parses, so the lineage is the same on every build.
     -#}
     {%- set formats = cdc_formats_landed_above(watermark, ref('stg_cdc_landing__landings')) -%}
     (

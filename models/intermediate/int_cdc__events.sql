@@ -1,9 +1,9 @@
 {#-
-    Every format's events in the staging contract, parsed once: the staging models are views over
-    the landing table, and this incremental table is where their rows are computed and stored, a
-    partition per landing. A build reads the staging views of the formats its new landings hold
-    (cdc_events_above) and Spark prunes each view's scan to those landings; every later model reads
-    the rows from here, never parses a message again.
+    Every format's events in the staging contract, parsed once: the format staging models are
+    ephemeral queries over the landing table, and this incremental table is where their rows are
+    computed and stored, a partition per landing. A build's query holds the staging models of the
+    formats its new landings hold (cdc_events_above) and Spark prunes each one's scan to those
+    landings; every later model reads the rows from here, never parses a message again.
 -#}
 {{
     config(

@@ -10,7 +10,7 @@ Every build leaves out the unit tests (they read no landed data) and the typed a
 compared here), which keeps the builds affordable.
 
 CI kills each kind of step once: a landing before its commit and while it writes, a first build
-while it creates the events table (the staging views' rows), an incremental build while it rebuilds
+while it creates the events table (the staging models' rows), an incremental build while it rebuilds
 the marts and while it writes the events. The long run (CDC_LAKE_LONG_TESTS=1, nightly; or
 CDC_LAKE_CRASH_POINTS=N) also kills landing B (a Kafka dump among its inputs) before its commit and
 the incremental build at N more models in turn (EXTRA_BUILD_KILLS) before it builds to the end.

@@ -405,7 +405,7 @@ def built(lake, tmp_path_factory):
 
 def staging_rows(lake, format_id: str, where: str) -> list[dict]:
     return lake.rows(
-        f"select * from {{schema}}.stg_{format_id}__changes where {where} "
+        f"select * from {{schema}}.int_cdc__events where source_format = '{format_id}' and ({where}) "
         "order by landing_seq, message_index, element_index"
     )
 

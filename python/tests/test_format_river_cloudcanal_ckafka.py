@@ -336,7 +336,7 @@ def staged(lake, format_id: str, where: str) -> list[dict[str, Any]]:
         "select event_kind, event_type, source_database, source_table, op, key_columns, before, after, "
         "column_types, column_jdbc_types, ddl_type, ddl_sql, ddl_key_columns, "
         "cast(event_ts as string) as event_ts, source_log_file, source_log_pos, transaction_id, "
-        f"quarantine_reason from {{schema}}.stg_{format_id}__changes where {where} "
+        f"quarantine_reason from {{schema}}.int_cdc__events where source_format = '{format_id}' and ({where}) "
         "order by landing_seq, message_index, element_index, row_index"
     )
 
@@ -567,7 +567,7 @@ def test_cloudcanal_stream_history_and_current(lake, built):
 def test_cloudcanal_stream_events(lake, built):
     kinds = lake.rows(
         "select event_kind, event_type, source_table, op, row_index, ddl_type, ddl_key_columns, key_columns "
-        "from {schema}.stg_cloudcanal_json__changes where source_uri like '%cloudcanal_stream%' "
+        "from {schema}.int_cdc__events where source_format = 'cloudcanal_json' and source_uri like '%cloudcanal_stream%' "
         "order by message_index, row_index"
     )
     assert [tuple(r.values()) for r in kinds] == [
@@ -612,8 +612,8 @@ def test_ckafka_canal_ddl_doc_examples(lake, built):
     rows = lake.rows(
         "select source_format, source_database, source_table, ddl_type, sql, is_database_level, "
         "ddl_key_columns, cast(event_ts as string) as event_ts from {schema}.cdc_ddl "
-        "where message_id in (select message_id from {schema}.stg_canal_json__changes "
-        "where kafka_topic = 'canal_docs' and message_index >= 2) order by message_index"
+        "where message_id in (select message_id from {schema}.int_cdc__events "
+        "where source_format = 'canal_json' and kafka_topic = 'canal_docs' and message_index >= 2) order by message_index"
     )
     create_table_sql = json.loads(doc_example("003_canal_ckafka_create_table.txt"), strict=False)["sql"]
     assert create_table_sql.startswith("CREATE TABLE `customers` (\n`id` int NOT NULL AUTO_INCREMENT,")
@@ -712,8 +712,8 @@ def test_ckafka_stream_history_and_current(lake, built):
 def test_ckafka_stream_events(lake, built):
     rows = lake.rows(
         "select event_kind, event_type, source_table, op, ddl_type, source_log_pos, transaction_id, "
-        "cast(event_ts as string) as event_ts from {schema}.stg_ckafka_format_one__changes "
-        "where source_uri like '%ckafka_stream%' order by message_index"
+        "cast(event_ts as string) as event_ts from {schema}.int_cdc__events "
+        "where source_format = 'ckafka_format_one' and source_uri like '%ckafka_stream%' order by message_index"
     )
     assert [tuple(r.values()) for r in rows] == [
         ("ddl", "CREATE", "users", None, "CREATE", None, None, "2024-03-01 00:00:00"),

@@ -41,8 +41,8 @@ def test_the_dag_flows_one_way():
 
 def test_the_projects_models_use_its_own_materializations_and_no_hook():
     models = {name: node["config"] for name, node in _models("--vars", '{"cdc_examples": true}').items()}
-    assert {config["materialized"] for config in models.values()} == {"cdc_table", "cdc_incremental", "cdc_view"}
-    assert models["stg_canal_json__changes"]["materialized"] == "cdc_view"
+    assert {config["materialized"] for config in models.values()} == {"cdc_table", "cdc_incremental", "cdc_view", "ephemeral"}
+    assert models["stg_canal_json__changes"]["materialized"] == "ephemeral"
     assert models["int_cdc__events"]["materialized"] == "cdc_incremental"
     assert models["int_cdc__changes_keyed"]["materialized"] == "cdc_incremental"
     assert models["cdc_current"]["materialized"] == "cdc_table"
