@@ -1,8 +1,8 @@
 {% materialization cdc_incremental, adapter='spark', supported_languages=['sql'] %}
     {#-
-        The project's incremental models on Spark (the staging folder and the landing-ordered
-        intermediate models, cdc_materialized()): dbt-spark's `incremental`, made safe to kill and
-        cheap when there is nothing to do.
+        The project's incremental models on Spark (the landing-ordered intermediate models,
+        cdc_materialized()): dbt-spark's `incremental`, made safe to kill and cheap when there is
+        nothing to do.
         - Before it writes: files a killed first build left at the table's location are removed
           (cdc_clear_orphan_location); after a build of the model that did not finish, what that
           build may have written is dropped (cdc_clear_unfinished_build); the table is marked
