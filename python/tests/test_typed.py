@@ -764,10 +764,16 @@ def test_docs_generate_describes_every_model_and_column(built):
     # the analytics examples are not built here (their YAML is checked above)
     built_models = {k: v for k, v in models.items() if not v["original_file_path"].startswith("models/marts/analytics/")}
     assert len(built_models) > 20
+    # a format's staging model is ephemeral (no relation, not in the catalog): its columns are the
+    # staging contract, which int_cdc__events stores
+    contract = catalog["nodes"]["model.cdc_lake.int_cdc__events"]["columns"]
+    ephemeral = [key for key, node in built_models.items() if node["config"]["materialized"] == "ephemeral"]
+    assert "model.cdc_lake.stg_canal_json__changes" in ephemeral
     for key, node in built_models.items():
-        assert key in catalog["nodes"], f"{key} is not in the docs catalog"
+        assert key in ephemeral or key in catalog["nodes"], f"{key} is not in the docs catalog"
+        columns = contract if key in ephemeral else catalog["nodes"][key]["columns"]
         described = {name.lower() for name, col in node["columns"].items() if col["description"].strip()}
-        undocumented += [f"{node['name']}.{c}" for c in catalog["nodes"][key]["columns"] if c.lower() not in described]
+        undocumented += [f"{node['name']}.{c}" for c in columns if c.lower() not in described]
     assert undocumented == []
 
 
