@@ -1,9 +1,10 @@
 """Soak: land and build small batches in a row; after each, the lake matches a model of it kept in
 Python and every invariant holds (dbt's data tests run in each build).
 
-CI lands 4 batches (CDC_LAKE_SOAK_BATCHES; 20 with CDC_LAKE_LONG_TESTS=1, as the nightly workflow
-runs): the first build, then three incremental ones, which already bring every fault class below
-(the re-delivery and the overlapping Kafka offsets start with batch 2).
+CI lands 3 batches (CDC_LAKE_SOAK_BATCHES; 20 with CDC_LAKE_LONG_TESTS=1, as the nightly workflow
+runs): the first build, then two incremental ones, which already bring every fault class below
+twice (the re-delivery and the overlapping Kafka offsets start with batch 2) and an incremental
+build after an incremental one. A fourth batch brought nothing new for about 35 s of the suite.
 
 Each batch brings inserts, updates and a delete (Canal JSON), Debezium records whose Kafka dump
 overlaps the previous batch's offsets, the previous batch's first message again (a re-delivery), and
@@ -25,7 +26,7 @@ from conftest import UNREAD_AND_TYPING, run_size, write_jsonl, write_kafka_parqu
 
 pytestmark = pytest.mark.slow
 
-BATCHES = run_size("CDC_LAKE_SOAK_BATCHES", ci=4, long=20)
+BATCHES = run_size("CDC_LAKE_SOAK_BATCHES", ci=3, long=20)
 SELECT = ["+int_cdc__events+"]
 EXCLUDE = list(UNREAD_AND_TYPING)
 
