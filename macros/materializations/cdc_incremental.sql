@@ -67,21 +67,16 @@
 {% macro cdc_insert_overwrite() %}
     {#-
         dbt-spark's incremental insert_overwrite run (the same statements: dynamic partition
-        overwrite, the hooks, the insert of the table's columns in its order, grants and docs),
-        with the model's query in the insert instead of in a temporary view read by it.
+        overwrite, the hooks, dbt-spark's own insert of the table's columns in their order, grants
+        and docs), with the model's query as the insert's source instead of a temporary view of it.
     -#}
     {%- call statement() -%}
         set spark.sql.sources.partitionOverwriteMode = DYNAMIC
     {%- endcall -%}
     {{ run_hooks(pre_hooks) }}
-    {%- set columns = adapter.get_columns_in_relation(this) | map(attribute='quoted') | join(', ') -%}
+    {%- set new_rows = '(\n' ~ compiled_code ~ '\n) as new_rows' -%}
     {%- call statement('main') -%}
-        insert overwrite table {{ this }}
-        {{ partition_cols(label='partition') }}
-        select {{ columns }}
-        from (
-            {{ compiled_code }}
-        ) as new_rows
+        {{ get_insert_overwrite_sql(new_rows, this, load_relation(this)) }}
     {%- endcall -%}
     {% do apply_grants(this, config.get('grants'), should_revoke(this, full_refresh_mode=false)) %}
     {% do persist_docs(this, model) %}
