@@ -45,18 +45,36 @@
 {% endmacro %}
 
 
-{% macro cdc_map_array_key_problem(array_expression, location) %}
+{% macro cdc_maps_key_problem(map_fields, message='message') %}
     {#-
-        cdc_key_problem of the first map of an array of maps that has one, its location with the
-        map's index: `duplicate key "w" in data[0]`. `location` is the array's name (text).
+        cdc_key_problem of every map `map_fields` names (paths below `message`, as
+        cdc_parse_messages takes them), checked as one list of (location, keys): the first problem in
+        the order of `map_fields`, an array of maps at the first map that has one, its location with
+        the map's index (`duplicate key "w" in data[0]`). One check expression for all of a format's
+        maps keeps its staging query small (Spark analyzes the query of every format a build reads).
     -#}
     try_element_at(
         filter(
             transform(
-                {{ array_expression }},
-                (checked_map, checked_map_index) -> {{ cdc_map_key_problem(
-                    'checked_map', "concat('" ~ location ~ "[', checked_map_index, ']')"
-                ) }}
+                concat(
+                    {%- for field in map_fields %}
+                    {%- set path = (message ~ '.' ~ field).rstrip('.').replace('[]', '') %}
+                    {%- set location = field.replace('[]', '') or 'the message' %}
+                    {%- if field.endswith('[]') %}
+                    transform(
+                        coalesce({{ path }}, array()),
+                        (checked_map, checked_map_index) -> named_struct(
+                            'location', concat('{{ location }}[', checked_map_index, ']'),
+                            'keys', map_keys(checked_map)
+                        )
+                    )
+                    {%- else %}
+                    array(named_struct('location', '{{ location }}', 'keys', map_keys({{ path }})))
+                    {%- endif %}
+                    {{- "," if not loop.last }}
+                    {%- endfor %}
+                ),
+                key_list -> {{ cdc_key_problem('key_list.keys', 'key_list.location') }}
             ),
             map_problem -> map_problem is not null
         ),

@@ -66,18 +66,7 @@
             {% if map_fields | length == 0 -%}
             cast(null as string) as key_problem
             {%- else -%}
-            coalesce(
-                {%- for field in map_fields %}
-                {%- set path = ('message.' ~ field).rstrip('.').replace('[]', '') %}
-                {%- set location = field.replace('[]', '') or 'the message' %}
-                {%- if field.endswith('[]') %}
-                {{ cdc_map_array_key_problem(path, location) }}
-                {%- else %}
-                {{ cdc_map_key_problem(path, "'" ~ location ~ "'") }}
-                {%- endif %}
-                {{- "," if not loop.last }}
-                {%- endfor %}
-            ) as key_problem
+            {{ cdc_maps_key_problem(map_fields) }} as key_problem
             {%- endif %}
         from elements
     )
