@@ -181,6 +181,14 @@ class Lake:
     def table(self, name: str, where: str = "true", order_by: str = "1") -> list[dict[str, Any]]:
         return self.rows(f"select * from {{schema}}.{name} where {where} order by {order_by}")
 
+    def format_events(self, format_id: str, where: str, columns: str = "*") -> list[dict[str, Any]]:
+        """One format's rows of int_cdc__events (its staging model is ephemeral: this is where its
+        rows are stored), in landing order."""
+        return self.rows(
+            f"select {columns} from {{schema}}.int_cdc__events where source_format = '{format_id}' and ({where}) "
+            "order by landing_seq, message_index, element_index, row_index"
+        )
+
 
 @pytest.fixture(scope="session")
 def lake() -> Iterator[Lake]:

@@ -403,13 +403,6 @@ def built(lake, tmp_path_factory):
     return lake
 
 
-def staging_rows(lake, format_id: str, where: str) -> list[dict]:
-    return lake.rows(
-        f"select * from {{schema}}.int_cdc__events where source_format = '{format_id}' and ({where}) "
-        "order by landing_seq, message_index, element_index"
-    )
-
-
 def history(lake, database: str, table: str) -> list[tuple]:
     return [
         (r["primary_key"], r["version_number"], r["op"], r["row"], r["valid_from"], r["valid_to"],
@@ -484,7 +477,7 @@ def test_every_sample_line_is_detected_as_its_format(lake):
 
 @pytest.mark.parametrize("format_id", ["oms_default", "oms_extend_column_type", "oms_dataworks", "oms_shareplex"])
 def test_doc004_examples_staging(built, format_id):
-    rows = staging_rows(built, format_id, f"kafka_topic = 'doc004_{format_id}'")
+    rows = built.format_events(format_id, f"kafka_topic = 'doc004_{format_id}'")
     got = [
         (r["event_kind"], r["event_type"], r["source_database"], r["source_table"], r["op"], r["key_columns"],
          r["before"], r["after"], r["event_ts"], r["quarantine_reason"])
@@ -823,7 +816,7 @@ def test_sample_values_are_exact(built):
 
 
 def test_oms_default_edge_cases(built):
-    rows = staging_rows(built, "oms_default", "source_uri like '%edge_default.jsonl'")
+    rows = built.format_events("oms_default", "source_uri like '%edge_default.jsonl'")
     assert [
         (r["event_kind"], r["event_type"], r["source_table"], r["op"], r["after"], r["ddl_type"], r["ddl_sql"],
          r["quarantine_reason"])
@@ -843,7 +836,7 @@ def test_oms_default_edge_cases(built):
 
 
 def test_oms_dataworks_edge_cases(built):
-    rows = staging_rows(built, "oms_dataworks", "source_uri like '%edge_dataworks.jsonl'")
+    rows = built.format_events("oms_dataworks", "source_uri like '%edge_dataworks.jsonl'")
     assert [
         (r["event_kind"], r["event_type"], r["source_database"], r["op"], r["after"], r["ddl_type"], r["ddl_sql"],
          r["quarantine_reason"])
@@ -852,7 +845,7 @@ def test_oms_dataworks_edge_cases(built):
 
 
 def test_oms_shareplex_edge_cases(built):
-    rows = staging_rows(built, "oms_shareplex", "source_uri like '%edge_shareplex.jsonl'")
+    rows = built.format_events("oms_shareplex", "source_uri like '%edge_shareplex.jsonl'")
     assert [
         (r["event_kind"], r["event_type"], r["source_database"], r["source_table"], r["op"], r["row_key_values"],
          r["after"], r["quarantine_reason"])

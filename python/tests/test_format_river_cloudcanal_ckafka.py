@@ -331,14 +331,15 @@ def row_image_chain(lake, database: str, table: str, first_image: dict) -> str:
     return json.dumps({"row_image_chain": start["change_id"]}, separators=(",", ":"))
 
 
+STAGED_COLUMNS = (
+    "event_kind, event_type, source_database, source_table, op, key_columns, before, after, "
+    "column_types, column_jdbc_types, ddl_type, ddl_sql, ddl_key_columns, "
+    "cast(event_ts as string) as event_ts, source_log_file, source_log_pos, transaction_id, quarantine_reason"
+)
+
+
 def staged(lake, format_id: str, where: str) -> list[dict[str, Any]]:
-    return lake.rows(
-        "select event_kind, event_type, source_database, source_table, op, key_columns, before, after, "
-        "column_types, column_jdbc_types, ddl_type, ddl_sql, ddl_key_columns, "
-        "cast(event_ts as string) as event_ts, source_log_file, source_log_pos, transaction_id, "
-        f"quarantine_reason from {{schema}}.int_cdc__events where source_format = '{format_id}' and ({where}) "
-        "order by landing_seq, message_index, element_index, row_index"
-    )
+    return lake.format_events(format_id, where, STAGED_COLUMNS)
 
 
 def quarantine_reasons(lake, format_id: str, uri_part: str) -> list[str]:
