@@ -5,10 +5,12 @@
 writes, for every JSON format id that has a staging model (the `cdc_formats` var of
 dbt_project.yml, or --formats):
 
-    OUT/base/<format>.jsonl        N messages in all, split evenly over the formats
-    OUT/increment/<format>.jsonl   about N/100 more: later changes, some late-arriving older
-                                   changes and some duplicates of base messages
-    OUT/manifest.json              counts per format, keys, seed, settings
+    OUT/base/<format>.jsonl          N messages in all, split evenly over the formats
+    OUT/increment-<n>/<format>.jsonl increment n of --increments (default 1), about N/100 messages
+                                     each: later changes, some late-arriving older changes and
+                                     some duplicates of base messages
+    OUT/manifest.json                counts per format (increment n's as increment_<n>, the
+                                     live rows after it as live_rows_<n>), keys, seed, settings
 
 Each format writes to its own database (`bench_<format>`) with the same three tables: `orders` and
 `customers` keyed by `id`, `order_lines` keyed by (`order_id`, `line_no`). There are about N/10
@@ -18,7 +20,8 @@ several rows of one statement into one message. Formats whose messages do not na
 the key from DDL in the stream: Debezium from a schema-change event, CKafka format one and
 SharePlex from a Canal-shaped CREATE TABLE (the CKafka DDL shape), as a user's stream would carry.
 
-The output depends only on --messages, --seed, --formats and --increment-fraction (not on --jobs):
+The output depends only on --messages, --seed, --formats, --increment-fraction and --increments (not
+on --jobs):
 each format is split into fixed shards of at most SHARD_MESSAGES messages, generated in parallel.
 Messages are rendered from string templates, not json.dumps, to keep N = 10,000,000 feasible.
 """
@@ -535,11 +538,12 @@ class ShardJob:
     shard: int
     shards: int
     messages: int  # base messages of this shard
-    increment: int  # increment messages of this shard
+    increment: int  # messages of each increment of this shard
     keys: int  # keys of this shard
     seed: int
     base_path: str
-    increment_path: str
+    increment_path: str  # with {n}: the increment's number, 1 to `increments`
+    increments: int = 1
 
 
 class ShardGenerator:
@@ -621,11 +625,15 @@ class ShardGenerator:
 
     def run(self) -> dict[str, int]:
         job = self.job
-        counts = {"base": 0, "increment": 0, "base_rows": 0, "increment_rows": 0, "ddl": 0}
+        counts = {"base": 0, "base_rows": 0, "ddl": 0}
         duplicate_count = int(job.increment * DUPLICATE_SHARE)
         late_count = int(job.increment * LATE_SHARE)
-        keep = set(self.rng.sample(range(job.messages), min(duplicate_count, job.messages)))
-        kept: list[str] = []
+        # the base messages each increment delivers again, drawn before the base is written
+        keeps = [
+            set(self.rng.sample(range(job.messages), min(duplicate_count, job.messages)))
+            for _ in range(job.increments)
+        ]
+        kept: list[list[str]] = [[] for _ in keeps]
         buffer: list[str] = []
         with open(job.base_path, "w", encoding="utf-8", newline="\n") as out:
             if job.shard == 0 and job.format_id in DDL_PREAMBLE:
@@ -637,8 +645,9 @@ class ShardGenerator:
                 line = self.render(self.db, change, self.clock)
                 buffer.append(line)
                 counts["base_rows"] += len(change.rows)
-                if local_seq in keep:
-                    kept.append(line)
+                for keep, lines in zip(keeps, kept):
+                    if local_seq in keep:
+                        lines.append(line)
                 if len(buffer) >= 20000:
                     out.write("\n".join(buffer) + "\n")
                     buffer.clear()
@@ -647,26 +656,39 @@ class ShardGenerator:
                 buffer.clear()
         counts["base"] = job.messages + counts["ddl"]
         counts["live_rows_base"] = len(self.rows)
-        fresh = job.increment - len(kept) - late_count
+        next_seq = job.messages
+        for number, duplicates in enumerate(kept, start=1):
+            next_seq = self.write_increment(number, next_seq, late_count, duplicates, counts)
+        return counts
+
+    def write_increment(
+        self, number: int, first_seq: int, late_count: int, duplicates: list[str], counts: dict[str, int]
+    ) -> int:
+        """Write increment `number`: fresh changes from log position `first_seq` on, `late_count`
+        late ones and the `duplicates`, shuffled; count them in `counts`; return the next position."""
+        job = self.job
+        fresh = max(0, job.increment - len(duplicates) - late_count)
         lines: list[str] = []
-        for i in range(max(0, fresh)):
-            change = self.change(job.messages + i)
+        rows = 0
+        for i in range(fresh):
+            change = self.change(first_seq + i)
             lines.append(self.render(self.db, change, self.clock))
-            counts["increment_rows"] += len(change.rows)
+            rows += len(change.rows)
         for i in range(late_count):
-            change = self.late_change(job.messages + fresh + i)
+            change = self.late_change(first_seq + fresh + i)
             lines.append(self.render(self.db, change, self.clock))
-            counts["increment_rows"] += len(change.rows)
-        lines.extend(kept)
+            rows += len(change.rows)
+        lines.extend(duplicates)
         self.rng.shuffle(lines)  # late and duplicate messages arrive among the fresh ones
-        with open(job.increment_path, "w", encoding="utf-8", newline="\n") as out:
+        with open(job.increment_path.format(n=number), "w", encoding="utf-8", newline="\n") as out:
             if lines:
                 out.write("\n".join(lines) + "\n")
-        counts["increment"] = len(lines)
-        counts["increment_late"] = late_count
-        counts["increment_duplicates"] = len(kept)
-        counts["live_rows"] = len(self.rows)
-        return counts
+        counts[f"increment_{number}"] = len(lines)
+        counts[f"increment_{number}_rows"] = rows
+        counts[f"increment_{number}_late"] = late_count
+        counts[f"increment_{number}_duplicates"] = len(duplicates)
+        counts[f"live_rows_{number}"] = len(self.rows)
+        return first_seq + fresh + late_count
 
 
 def _run_shard(job: ShardJob) -> tuple[ShardJob, dict[str, int]]:
@@ -698,9 +720,11 @@ def generate(
     *,
     seed: int = 42,
     increment_fraction: float = 0.01,
+    increments: int = 1,
     jobs: int | None = None,
 ) -> dict:
-    """Write OUT/base/<format>.jsonl, OUT/increment/<format>.jsonl and OUT/manifest.json."""
+    """Write OUT/base/<format>.jsonl, OUT/increment-<n>/<format>.jsonl (n = 1 to `increments`)
+    and OUT/manifest.json."""
     unknown = [f for f in formats if f not in RENDERERS]
     if unknown:
         raise SystemExit(f"no generator for {', '.join(unknown)}; known: {', '.join(RENDERERS)}")
@@ -708,7 +732,8 @@ def generate(
     if out.exists():
         shutil.rmtree(out)
     parts_dir = out / "parts"
-    for sub in ("base", "increment", "parts"):
+    kinds = ["base", *(f"increment-{n}" for n in range(1, increments + 1))]
+    for sub in (*kinds, "parts"):
         (out / sub).mkdir(parents=True, exist_ok=True)
     per_format = _split(messages, len(formats))
     increment_per_format = _split(round(messages * increment_fraction), len(formats))
@@ -724,7 +749,8 @@ def generate(
                     format_id, pos, len(formats), shard, shards, count, increment, max(3, keys[shard]),
                     seed,
                     str(parts_dir / f"{format_id}.base.{shard:04d}.jsonl"),
-                    str(parts_dir / f"{format_id}.increment.{shard:04d}.jsonl"),
+                    str(parts_dir / f"{format_id}.increment-{{n}}.{shard:04d}.jsonl"),
+                    increments,
                 )
             )
     jobs = jobs or os.cpu_count() or 1
@@ -737,14 +763,15 @@ def generate(
         "messages": messages,
         "seed": seed,
         "increment_fraction": increment_fraction,
+        "increments": increments,
         "formats": {},
     }
     for format_id in formats:
         mine = [(job, counts) for job, counts in results if job.format_id == format_id]
-        for kind in ("base", "increment"):
+        for kind in kinds:
             with open(out / kind / f"{format_id}.jsonl", "wb") as target:
                 for job, _ in mine:
-                    path = job.base_path if kind == "base" else job.increment_path
+                    path = job.base_path if kind == "base" else job.increment_path.format(n=kind.split("-")[1])
                     with open(path, "rb") as part:
                         shutil.copyfileobj(part, target, 1 << 22)
         totals: dict[str, int] = {"keys": sum(job.keys for job, _ in mine)}
@@ -755,7 +782,9 @@ def generate(
         manifest["formats"][format_id] = totals
     shutil.rmtree(parts_dir)
     manifest["base_messages"] = sum(f["base"] for f in manifest["formats"].values())
-    manifest["increment_messages"] = sum(f["increment"] for f in manifest["formats"].values())
+    manifest["increment_messages"] = [
+        sum(f[f"increment_{n}"] for f in manifest["formats"].values()) for n in range(1, increments + 1)
+    ]
     manifest["keys"] = sum(f["keys"] for f in manifest["formats"].values())
     manifest["seconds"] = round(time.monotonic() - started, 1)
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
@@ -773,14 +802,22 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--increment-fraction", type=float, default=0.01, help="increment size / N (default 0.01)")
+    parser.add_argument("--increments", type=int, default=1, help="successive increments (default 1)")
     parser.add_argument("--jobs", type=int, default=None, help="worker processes (default: CPU count)")
     args = parser.parse_args(argv)
     formats = [f.strip() for f in args.formats.split(",") if f.strip()] or project_formats()
     manifest = generate(
-        args.messages, args.out, formats, seed=args.seed, increment_fraction=args.increment_fraction, jobs=args.jobs
+        args.messages,
+        args.out,
+        formats,
+        seed=args.seed,
+        increment_fraction=args.increment_fraction,
+        increments=args.increments,
+        jobs=args.jobs,
     )
+    increments = " + ".join(f"{m:,}" for m in manifest["increment_messages"])
     print(
-        f"generated {manifest['base_messages']:,} base + {manifest['increment_messages']:,} increment messages, "
+        f"generated {manifest['base_messages']:,} base + {increments} increment messages, "
         f"{manifest['keys']:,} keys, formats {', '.join(formats)} in {manifest['seconds']}s -> {args.out}"
     )
     return 0
