@@ -476,44 +476,36 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(auto_lake)
         fresh_folder(lake)
         env = lake_env(base_env, lake)
-        land_b = land_formats(f"(b) land {name}", files, env, out / "logs" / f"{name}-b-land", args.sample_interval)
-        dbt_b = measure(
-            f"(b) dbt build {name}", dbt_command(lake), env, out / "logs" / f"{name}-b-dbt.log", args.sample_interval
-        )
-        dbt_b.detail.update(dbt_breakdown(lake))
-        print_breakdown(dbt_b.detail)
-        steps[f"(b) land {name}"] = land_b
-        steps[f"(b) dbt build {name}"] = dbt_b
-        total_b = combine(f"(b) total {name}", [land_b, dbt_b])
-        total_b.detail = lake_counts(lake)
-        steps[f"(b) total {name}"] = total_b
-        checks[f"(b) total {name}"] = check_current(total_b.detail, manifests[name], "live_rows_base")
-        for number in range(1, args.increments + 1):
-            landed = steps[f"(c{number - 1}) land {name}" if number > 1 else f"(b) land {name}"]
-            if landed.returncode:
-                print(f"  the landing before failed on {name}: no more increments")
-                break
-            c = f"(c{number})"
-            print(f"{c} cdc-lake incremental: land + dbt build of 1% more messages on {name}", flush=True)
-            increment = {f: data / f"increment-{number}" / f"{f}.jsonl" for f in inputs[name]}
-            land_c = land_formats(
-                f"{c} land {name}", increment, env, out / "logs" / f"{name}-c{number}-land", args.sample_interval
-            )
-            dbt_c = measure(
-                f"{c} dbt build {name}",
-                dbt_command(lake),
+        rounds = [("(b)", "base", "live_rows_base")]
+        rounds += [(f"(c{n})", f"increment-{n}", f"live_rows_{n}") for n in range(1, args.increments + 1)]
+        for label, folder, live_rows in rounds:
+            if label != "(b)":
+                print(f"{label} cdc-lake incremental: land + dbt build of 1% more messages on {name}", flush=True)
+            log = out / "logs" / f"{name}-{label.strip('()')}"
+            land = land_formats(
+                f"{label} land {name}",
+                {f: data / folder / f"{f}.jsonl" for f in inputs[name]},
                 env,
-                out / "logs" / f"{name}-c{number}-dbt.log",
+                log.with_name(f"{log.name}-land"),
                 args.sample_interval,
             )
-            dbt_c.detail.update(dbt_breakdown(lake))
-            print_breakdown(dbt_c.detail)
-            steps[f"{c} land {name}"] = land_c
-            steps[f"{c} dbt build {name}"] = dbt_c
-            total_c = combine(f"{c} total {name}", [land_c, dbt_c])
-            total_c.detail = lake_counts(lake)
-            steps[f"{c} total {name}"] = total_c
-            checks[f"{c} total {name}"] = check_current(total_c.detail, manifests[name], f"live_rows_{number}")
+            build = measure(
+                f"{label} dbt build {name}",
+                dbt_command(lake),
+                env,
+                log.with_name(f"{log.name}-dbt.log"),
+                args.sample_interval,
+            )
+            build.detail.update(dbt_breakdown(lake))
+            print_breakdown(build.detail)
+            total = combine(f"{label} total {name}", [land, build])
+            total.detail = lake_counts(lake)
+            for step in (land, build, total):
+                steps[step.name] = step
+            checks[total.name] = check_current(total.detail, manifests[name], live_rows)
+            if land.returncode:
+                print(f"  {label}'s landing failed on {name}: no increments after it")
+                break
 
     rows = [["step", "messages", "wall s", "CPU s", "peak GiB", "load", "check"]]
     for key, step in steps.items():
