@@ -424,6 +424,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {m['base_messages']:,} base + {increments} increment messages, {m['keys']:,} keys, {m['seconds']} s")
 
     steps: dict[str, Step] = {}
+    messages: dict[str, int] = {}  # the messages each step read, by step name
     checks: dict[str, str] = {}
     baselines = [] if args.skip_baseline else [("(a) baseline", [], "hand-written PySpark job")]
     if not args.skip_baseline and not args.skip_layered:
@@ -458,6 +459,7 @@ def main(argv: list[str] | None = None) -> int:
             got = detail.get("current_rows")
             checks[label] = "ok" if got == expected else f"{got} current rows, expected {expected}"
         steps[label] = step
+        messages[label] = manifests["canal_debezium"]["base_messages"]
 
     for name in wanted:
         lake = out / f"lake-{name}"
@@ -466,8 +468,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"(b) cdc-lake from empty on {name} ({', '.join(inputs[name])})", flush=True)
         auto_lake = out / f"lake-{name}-auto"
         fresh_folder(auto_lake)
-        steps[f"(b) land --format auto {name}"] = measure(
-            f"(b) land --format auto {name}",
+        auto_name = f"(b) land --format auto {name}"
+        messages[auto_name] = manifests[name]["base_messages"]
+        steps[auto_name] = measure(
+            auto_name,
             [str(VENV_BIN / "cdc-lake"), "land", "--format", "auto", *map(str, files.values())],
             lake_env(base_env, auto_lake),
             out / "logs" / f"{name}-b-land-auto.log",
@@ -476,9 +480,12 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(auto_lake)
         fresh_folder(lake)
         env = lake_env(base_env, lake)
-        rounds = [("(b)", "base", "live_rows_base")]
-        rounds += [(f"(c{n})", f"increment-{n}", f"live_rows_{n}") for n in range(1, args.increments + 1)]
-        for label, folder, live_rows in rounds:
+        rounds = [("(b)", "base", "live_rows_base", manifests[name]["base_messages"])]
+        rounds += [
+            (f"(c{n})", f"increment-{n}", f"live_rows_{n}", manifests[name]["increment_messages"][n - 1])
+            for n in range(1, args.increments + 1)
+        ]
+        for label, folder, live_rows, count in rounds:
             if label != "(b)":
                 print(f"{label} cdc-lake incremental: land + dbt build of 1% more messages on {name}", flush=True)
             log = out / "logs" / f"{name}-{label.strip('()')}"
@@ -502,6 +509,7 @@ def main(argv: list[str] | None = None) -> int:
             total.detail = lake_counts(lake)
             for step in (land, build, total):
                 steps[step.name] = step
+                messages[step.name] = count
             checks[total.name] = check_current(total.detail, manifests[name], live_rows)
             if land.returncode:
                 print(f"  {label}'s landing failed on {name}: no increments after it")
@@ -509,16 +517,10 @@ def main(argv: list[str] | None = None) -> int:
 
     rows = [["step", "messages", "wall s", "CPU s", "peak GiB", "load", "check"]]
     for key, step in steps.items():
-        if key.startswith("(a"):
-            messages = manifests["canal_debezium"]["base_messages"]
-        elif key.startswith("(c"):
-            messages = manifests[key.split()[-1]]["increment_messages"][int(key[2 : key.index(")")]) - 1]
-        else:
-            messages = manifests[key.split()[-1]]["base_messages"]
         rows.append(
             [
                 key,
-                f"{messages:,}",
+                f"{messages[key]:,}",
                 f"{step.seconds:.1f}",
                 f"{step.cpu_seconds:.1f}",
                 f"{step.peak_gib:.2f}",
