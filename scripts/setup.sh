@@ -21,6 +21,11 @@ fi
 echo "setup: installing cdc-lake$extra and its dependencies into .venv (uv; about half a minute on a fresh machine)"
 .venv/bin/python -m pip install --quiet --disable-pip-version-check uv
 .venv/bin/python -m uv pip install --quiet --python .venv/bin/python -e ".$extra"
+# Compile the installed modules now (a no-op when done): where PYTHONDONTWRITEBYTECODE is set,
+# Python never caches them, and every `cdc-lake` or dbt process compiled pyspark's, pandas' and
+# dbt's sources again at start (dbt with pyspark: 8.1 s of imports against 2.6 s compiled).
+echo "setup: compiling the installed Python modules (the first time about a quarter of a minute)"
+.venv/bin/python -m compileall -q -j 0 "$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" python/cdc_lake >/dev/null
 # The JVM functions the Spark sessions load: pom.xml builds python/cdc_lake/jvm/src into
 # python/cdc_lake/jvm/cdc-lake-functions.jar (its JUnit tests are scripts/test.sh's "java tests").
 echo "setup: the JVM functions jar (Maven)"
