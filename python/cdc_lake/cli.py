@@ -11,11 +11,33 @@ from typing import NoReturn
 from cdc_lake.formats import AUTO, FORMAT_IDS
 
 
+def _land_groups(args: argparse.Namespace) -> list[tuple[str, list[str]]] | str:
+    """(format id, PATHs) per `--format`, or what is wrong with them. One `--format` takes every
+    PATH, before or after it; with several, each takes the PATHs that follow it."""
+    groups: list[tuple[str, list[str]]] = args.format
+    if len(groups) == 1:
+        return [(groups[0][0], [*args.paths, *groups[0][1]])]
+    if args.kafka:
+        return "--kafka lands its topics as one --format; give it once"
+    if args.paths:
+        return f"with several --format, put each PATH after the --format of its format ({args.paths[0]} comes first)"
+    empty = [format_id for format_id, paths in groups if not paths]
+    if empty:
+        return f"--format {empty[0]} names no PATH after it"
+    return groups
+
+
 def _cmd_land(args: argparse.Namespace) -> int:
-    from cdc_lake.land import LandingError, land
+    from cdc_lake.land import LandingError, land_each
     from cdc_lake.metastore import derby_lock_hint, exception_mentions_derby_lock, metastore_held
     from cdc_lake.settings import load_settings
 
+    groups = _land_groups(args)
+    if isinstance(groups, str):
+        print(f"cdc-lake land: {groups}", file=sys.stderr)
+        return 2
+    args.format = groups[0][0]
+    args.paths = [path for _, paths in groups for path in paths]
     if bool(args.kafka) == bool(args.paths) or bool(args.topic) != bool(args.kafka):
         print(
             "cdc-lake land: give PATH... or --kafka BOOTSTRAP --topic TOPIC [--topic ...], not both",
@@ -39,9 +61,9 @@ def _cmd_land(args: argparse.Namespace) -> int:
         if args.kafka:
             from cdc_lake.kafka import land_kafka
 
-            report = land_kafka(args.kafka, args.topic, args.format)
+            reports = [land_kafka(args.kafka, args.topic, args.format)]
         else:
-            report = land(args.paths, args.format)
+            reports = land_each(groups)
     except LandingError as exc:
         print(f"cdc-lake land: {_one_line(exc)}", file=sys.stderr)
         return 2
@@ -50,9 +72,10 @@ def _cmd_land(args: argparse.Namespace) -> int:
             print(f"cdc-lake land: {derby_lock_hint(metastore_dir)}", file=sys.stderr)
             return 3
         raise
-    for path, reason in report.refused.items():
+    refused = [(path, reason) for report in reports for path, reason in report.refused.items()]
+    for path, reason in refused:
         print(f"cdc-lake land: {path}: not landed: {_one_line(reason)} (the other inputs were landed)", file=sys.stderr)
-    return 4 if report.refused else 0
+    return 4 if refused else 0
 
 
 def _follow(args: argparse.Namespace) -> int:
@@ -143,6 +166,25 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return run_demo(reset=not args.keep)
 
 
+class _FormatGroup(argparse.Action):
+    """`--format FORMAT [PATH ...]`, repeatable: appends (FORMAT, [PATH, ...]) to the option's list."""
+
+    CHOICES = FORMAT_IDS + (AUTO,)
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[object] | None,
+        option_string: str | None = None,
+    ) -> None:
+        format_id, *paths = [str(v) for v in values or ()]
+        if format_id not in self.CHOICES:
+            choices = ", ".join(repr(c) for c in self.CHOICES)
+            raise argparse.ArgumentError(self, f"invalid choice: {format_id!r} (choose from {choices})")
+        setattr(namespace, self.dest, [*(getattr(namespace, self.dest, None) or []), (format_id, paths)])
+
+
 class _Parser(argparse.ArgumentParser):
     """Usage errors as one line on stderr (exit 2), like every other cdc-lake error."""
 
@@ -162,9 +204,12 @@ def build_parser() -> argparse.ArgumentParser:
     land_parser.add_argument(
         "--format",
         required=True,
-        choices=FORMAT_IDS + (AUTO,),
-        metavar="FORMAT",
-        help=f"message format: {', '.join(FORMAT_IDS + (AUTO,))}",
+        action=_FormatGroup,
+        nargs="+",
+        metavar=("FORMAT", "PATH"),
+        help=f"message format: {', '.join(FORMAT_IDS + (AUTO,))}. Repeat it to land files of several "
+        "formats in one command (`--format canal_json a.jsonl --format debezium_json b.jsonl`: a "
+        "landing per format, one Spark start); each then takes the PATHs after it",
     )
     land_parser.add_argument("paths", nargs="*", metavar="PATH", help="JSON-lines file, Kafka-shaped Parquet file/folder, or folder of binary messages")
     land_parser.add_argument(

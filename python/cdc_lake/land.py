@@ -1052,6 +1052,33 @@ def check_format_id(format_id: str) -> None:
         raise LandingError(str(exc)) from None
 
 
+def check_inputs(paths: Sequence[str], format_id: str) -> list[_Checked]:
+    """Check the format id and classify every PATH (no more than Parquet footers read), or raise
+    LandingError naming the first problem."""
+    check_format_id(format_id)
+    if not paths:
+        raise LandingError("no PATH given: name at least one file or folder to land")
+    return [_check_input(p, format_id) for p in paths]
+
+
+def land_each(
+    groups: Sequence[tuple[str, Sequence[str]]], *, say: Callable[[str], None] = print
+) -> list[LandingReport]:
+    """Land each (format id, paths) group as a landing of its own, in order, in one Spark session
+    (`cdc-lake land --format a X --format b Y`: one JVM start for all). Every group's inputs are
+    checked first, so that a bad PATH in any group lands nothing."""
+    from pyspark.sql import SparkSession
+
+    checked = [check_inputs(paths, format_id) for format_id, paths in groups]
+    settings = load_settings()
+    reports = []
+    spark = None  # the first landing starts it, while its inputs are hashed
+    for (format_id, paths), inputs in zip(groups, checked):
+        reports.append(land(paths, format_id, spark=spark, settings=settings, say=say, checked=inputs))
+        spark = spark or SparkSession.getActiveSession()
+    return reports
+
+
 def land(
     paths: Sequence[str],
     format_id: str,
@@ -1059,14 +1086,14 @@ def land(
     spark: "SparkSession | None" = None,
     settings: Settings | None = None,
     say: Callable[[str], None] = print,
+    checked: Sequence[_Checked] | None = None,
 ) -> LandingReport:
-    """Land every message of `paths` as format `format_id` (or `auto`). See the module docstring."""
+    """Land every message of `paths` as format `format_id` (or `auto`). See the module docstring.
+    `checked`: what `check_inputs(paths, format_id)` gave, when the caller has checked them."""
     from pyspark.sql import functions as F
 
-    check_format_id(format_id)
-    if not paths:
-        raise LandingError("no PATH given: name at least one file or folder to land")
-    checked = [_check_input(p, format_id) for p in paths]
+    if checked is None:
+        checked = check_inputs(paths, format_id)
     hashing = _Hashing(checked)
     for item in checked:
         if item.left_out:

@@ -45,12 +45,18 @@ def cli(tmp_path_factory):
         tmp / "good.jsonl",
         [{"data": [{"id": "1"}], "database": "d", "table": "t", "type": "INSERT", "pkNames": ["id"], "es": 1}],
     )
-    # a broken .gz file is refused alone: the other input lands, and the exit status says so
+    debezium = write_jsonl(
+        tmp / "debezium.jsonl",
+        [{"payload": {"op": "c", "after": {"id": 1}, "source": {"db": "d", "table": "t"}, "ts_ms": 1}}],
+    )
+    # two formats in one command: a landing each; a broken .gz file is refused alone: the other
+    # inputs land, and the exit status says so
     broken = tmp / "broken.jsonl.gz"
     broken.write_bytes(b"not gzip at all\n")
-    first = run(env, "land", "--format", "canal_json", str(good), str(broken))
+    first = run(env, "land", "--format", "canal_json", str(good), "--format", "debezium_json", str(debezium), str(broken))
     assert first.returncode == 4, first.stderr
-    assert "landing 1 committed: 1 message(s)" in first.stdout
+    assert "landing 1 committed: 1 message(s) (canal_json=1)" in first.stdout
+    assert "landing 2 committed: 1 message(s) (debezium_json=1)" in first.stdout
     assert first.stderr.splitlines()[-1] == (
         f"cdc-lake land: {broken}: not landed: not a readable gzip file (Error -3 while decompressing data: "
         "incorrect header check) (the other inputs were landed)"
@@ -86,7 +92,20 @@ def bad_inputs(tmp: Path) -> dict[str, tuple[list[str], str]]:
     json_folder.mkdir()
     (json_folder / "m1.bin").write_bytes(b"{}")
     good = str(tmp / "good.jsonl")
+    not_landed = str(write_jsonl(tmp / "not_landed.jsonl", ['{"a": 1}']))
     return {
+        "a bad PATH under a later --format": (
+            ["land", "--format", "canal_json", not_landed, "--format", "debezium_json", str(tmp / "nope.jsonl")],
+            f"cdc-lake land: {tmp / 'nope.jsonl'}: no such file or directory",
+        ),
+        "a --format without a PATH among several": (
+            ["land", "--format", "canal_json", not_landed, "--format", "debezium_json"],
+            "cdc-lake land: --format debezium_json names no PATH after it",
+        ),
+        "a PATH before the first of several --format": (
+            ["land", not_landed, "--format", "canal_json", good, "--format", "debezium_json", good],
+            f"cdc-lake land: with several --format, put each PATH after the --format of its format ({not_landed} comes first)",
+        ),
         "missing file": (
             ["land", "--format", "canal_json", str(tmp / "nope.jsonl")],
             f"cdc-lake land: {tmp / 'nope.jsonl'}: no such file or directory",
