@@ -11,11 +11,13 @@ In one run on this machine, with the same Spark settings for every step:
    and (a2) the same job writing the layers a build writes (its --layered: landing table, staging
    per format, keyed changes, history, current rows, each with the least work), which measures
    what materializing those layers costs on its own;
-3. (b) for each input: `cdc-lake land --format <id>` (one command per format, as a user who knows
-   the formats runs it) + `dbt build` into an empty lake under benchmarks/out/lake-<input>/; and,
+3. (b) for each input: `cdc-lake land --format <id> <file> --format <id> <file>` (each file with
+   its known format, a landing per format, one command, as a user who knows the formats runs it)
+   + `dbt build` into an empty lake under benchmarks/out/lake-<input>/; and,
    on a lake of its own that is then removed, `cdc-lake land --format auto` of the same files, its
    own line: what format detection adds to the landing;
-4. (c1) to (c5): each increment in turn landed into that lake (`--format <id>`), then `dbt build`;
+4. (c1) to (c5): each increment in turn landed into that lake (`--format <id>` as in (b)), then
+   `dbt build`;
 5. prints a table (wall time, CPU time and peak memory of each step) and the ratios (b)/(a),
    each (cN)/(b) and the landing's auto/known (and (a2)/(a), (b)/(a2)) against issue 30's targets,
    and writes it all to benchmarks/out/results.json.
@@ -182,23 +184,11 @@ def fresh_folder(folder: Path) -> None:
     folder.mkdir(parents=True)
 
 
-def land_formats(name: str, files: dict[str, Path], env: dict[str, str], log_prefix: Path, interval: float) -> Step:
-    """`cdc-lake land --format <id> <file>` for each format in turn, measured as one step (the
-    seconds of each in its detail)."""
-    lands = [
-        measure(
-            f"  land --format {format_id}",
-            [str(VENV_BIN / "cdc-lake"), "land", "--format", format_id, str(path)],
-            env,
-            log_prefix.with_name(f"{log_prefix.name}-{format_id}.log"),
-            interval,
-        )
-        for format_id, path in files.items()
-    ]
-    step = combine(name, lands)
-    step.detail = {"seconds_by_format": {f: round(s.seconds, 1) for f, s in zip(files, lands)}}
-    step.log = ", ".join(s.log for s in lands)
-    return step
+def land_formats(name: str, files: dict[str, Path], env: dict[str, str], log_path: Path, interval: float) -> Step:
+    """One `cdc-lake land --format <id> <file> --format <id> <file> ...`: each file with its known
+    format, a landing per format, in one process (as a user who knows the formats runs it)."""
+    groups = [arg for format_id, path in files.items() for arg in ("--format", format_id, str(path))]
+    return measure(name, [str(VENV_BIN / "cdc-lake"), "land", *groups], env, log_path, interval)
 
 
 def lake_env(base_env: dict[str, str], lake: Path) -> dict[str, str]:
@@ -493,7 +483,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{label} land {name}",
                 {f: data / folder / f"{f}.jsonl" for f in inputs[name]},
                 env,
-                log.with_name(f"{log.name}-land"),
+                log.with_name(f"{log.name}-land.log"),
                 args.sample_interval,
             )
             build = measure(
