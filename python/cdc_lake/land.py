@@ -338,7 +338,7 @@ class _Hashing:
     A daemon thread, so that an error starting Spark is not kept waiting for it."""
 
     def __init__(self, checked: Sequence[_Checked]):
-        self._checked = checked
+        self.checked = checked
         self._result: list[LandingInput] = []
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -346,7 +346,7 @@ class _Hashing:
 
     def _run(self) -> None:
         try:
-            self._result = [c.hashed() for c in self._checked]
+            self._result = [c.hashed() for c in self.checked]
         except BaseException as exc:  # handed to result(), in the caller's thread
             self._error = exc
 
@@ -1066,15 +1066,17 @@ def land_each(
 ) -> list[LandingReport]:
     """Land each (format id, paths) group as a landing of its own, in order, in one Spark session
     (`cdc-lake land --format a X --format b Y`: one JVM start for all). Every group's inputs are
-    checked first, so that a bad PATH in any group lands nothing."""
+    checked first, so that a bad PATH in any group lands nothing; then all are hashed at once, while
+    Spark starts."""
     from pyspark.sql import SparkSession
 
     checked = [check_inputs(paths, format_id) for format_id, paths in groups]
+    hashings = [_Hashing(inputs) for inputs in checked]
     settings = load_settings()
     reports = []
-    spark = None  # the first landing starts it, while its inputs are hashed
-    for (format_id, paths), inputs in zip(groups, checked):
-        reports.append(land(paths, format_id, spark=spark, settings=settings, say=say, checked=inputs))
+    spark = None  # the first landing starts it
+    for (format_id, paths), hashing in zip(groups, hashings):
+        reports.append(land(paths, format_id, spark=spark, settings=settings, say=say, hashing=hashing))
         spark = spark or SparkSession.getActiveSession()
     return reports
 
@@ -1086,16 +1088,15 @@ def land(
     spark: "SparkSession | None" = None,
     settings: Settings | None = None,
     say: Callable[[str], None] = print,
-    checked: Sequence[_Checked] | None = None,
+    hashing: _Hashing | None = None,
 ) -> LandingReport:
     """Land every message of `paths` as format `format_id` (or `auto`). See the module docstring.
-    `checked`: what `check_inputs(paths, format_id)` gave, when the caller has checked them."""
+    `hashing`: the hashing of `check_inputs(paths, format_id)`, when the caller has started it."""
     from pyspark.sql import functions as F
 
-    if checked is None:
-        checked = check_inputs(paths, format_id)
-    hashing = _Hashing(checked)
-    for item in checked:
+    if hashing is None:
+        hashing = _Hashing(check_inputs(paths, format_id))
+    for item in hashing.checked:
         if item.left_out:
             say(f"{item.path}: left out {len(item.left_out)} entr(ies): {_listed(item.left_out)}")
 
