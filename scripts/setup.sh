@@ -25,7 +25,8 @@ echo "setup: installing cdc-lake$extra and its dependencies into .venv (uv; abou
 # Python never caches them, and every `cdc-lake` or dbt process compiled pyspark's, pandas' and
 # dbt's sources again at start (dbt with pyspark: 8.1 s of imports against 2.6 s compiled).
 echo "setup: compiling the installed Python modules (the first time about a quarter of a minute)"
-.venv/bin/python -m compileall -q -j 0 "$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" python/cdc_lake >/dev/null
+.venv/bin/python -m compileall -q -j 0 "$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" python/cdc_lake >/dev/null \
+  || echo "setup: some installed module did not compile; Python compiles it when it is imported (nothing to do)"
 # The JVM functions the Spark sessions load: pom.xml builds python/cdc_lake/jvm/src into
 # python/cdc_lake/jvm/cdc-lake-functions.jar (its JUnit tests are scripts/test.sh's "java tests").
 echo "setup: the JVM functions jar (Maven)"
