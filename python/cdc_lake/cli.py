@@ -36,9 +36,9 @@ def _cmd_land(args: argparse.Namespace) -> int:
     if isinstance(groups, str):
         print(f"cdc-lake land: {groups}", file=sys.stderr)
         return 2
-    args.format = groups[0][0]
-    args.paths = [path for _, paths in groups for path in paths]
-    if bool(args.kafka) == bool(args.paths) or bool(args.topic) != bool(args.kafka):
+    format_id = groups[0][0]  # the one format of --kafka
+    paths = [path for _, group_paths in groups for path in group_paths]
+    if bool(args.kafka) == bool(paths) or bool(args.topic) != bool(args.kafka):
         print(
             "cdc-lake land: give PATH... or --kafka BOOTSTRAP --topic TOPIC [--topic ...], not both",
             file=sys.stderr,
@@ -57,11 +57,11 @@ def _cmd_land(args: argparse.Namespace) -> int:
         return 3
     try:
         if args.follow:
-            return _follow(args)
+            return _follow(args, format_id)
         if args.kafka:
             from cdc_lake.kafka import land_kafka
 
-            reports = [land_kafka(args.kafka, args.topic, args.format)]
+            reports = [land_kafka(args.kafka, args.topic, format_id)]
         else:
             reports = land_each(groups)
     except LandingError as exc:
@@ -78,7 +78,7 @@ def _cmd_land(args: argparse.Namespace) -> int:
     return 4 if refused else 0
 
 
-def _follow(args: argparse.Namespace) -> int:
+def _follow(args: argparse.Namespace, format_id: str) -> int:
     from cdc_lake.follow import follow_kafka, parse_every
 
     try:
@@ -95,7 +95,7 @@ def _follow(args: argparse.Namespace) -> int:
 
     try:
         return follow_kafka(
-            args.kafka, args.topic, args.format, every_s, build=not args.no_build, select=args.select, say=say, warn=warn
+            args.kafka, args.topic, format_id, every_s, build=not args.no_build, select=args.select, say=say, warn=warn
         )
     except KeyboardInterrupt as exc:  # a second SIGINT/SIGTERM
         print(f"cdc-lake land: {exc or 'interrupted'}; stopped at once (the next land removes an uncommitted landing)",
