@@ -478,19 +478,19 @@ def main(argv: list[str] | None = None) -> int:
         for label, folder, live_rows, count in rounds:
             if label != "(b)":
                 print(f"{label} cdc-lake incremental: land + dbt build of 1% more messages on {name}", flush=True)
-            log = out / "logs" / f"{name}-{label.strip('()')}"
+            log_prefix = f"{name}-{label.strip('()')}"
             land = land_formats(
                 f"{label} land {name}",
                 {f: data / folder / f"{f}.jsonl" for f in inputs[name]},
                 env,
-                log.with_name(f"{log.name}-land.log"),
+                out / "logs" / f"{log_prefix}-land.log",
                 args.sample_interval,
             )
             build = measure(
                 f"{label} dbt build {name}",
                 dbt_command(lake),
                 env,
-                log.with_name(f"{log.name}-dbt.log"),
+                out / "logs" / f"{log_prefix}-dbt.log",
                 args.sample_interval,
             )
             build.detail.update(dbt_breakdown(lake))
