@@ -11,19 +11,24 @@
     column (of the known key columns, if any) holding it in the full image (an update's before
     image; else its after image, for a rowid carrying the new key), and an update's keys are those
     columns' values. Unnamed, an update keeps its key if no column holding a value changes.
-    A view, not a table: int_cdc__changes (which keys, deduplicates and stores the changes in one
-    pass) and int_cdc__message_outcomes read it for the landings above their own watermarks, and
-    Spark prunes int_cdc__events to those landings; no wide copy of the events is written only
-    to add the keys.
+    Incremental: each build keys the changes of the landings above its watermark.
 -#}
-{{ config(materialized=cdc_materialized('view')) }}
+{{
+    config(
+        materialized=cdc_materialized('incremental'),
+        incremental_strategy='insert_overwrite',
+        partition_by=['landing_seq'],
+    )
+}}
 
 with
 
 changes as (
     select *
     from {{ ref('int_cdc__events') }}
-    where event_kind = 'change'
+    where
+        event_kind = 'change'
+        and landing_seq > {{ cdc_watermark() }}
 ),
 
 table_keys as (

@@ -42,14 +42,6 @@ quarantined_events as (
     where event_kind = 'quarantine'
 ),
 
-landings_with_keyless_changes as (
-    -- the landings whose messages have row changes without a usable key, as the message outcomes
-    -- count them: the keys of the other landings' changes are not computed again for this view
-    select distinct landing_seq
-    from {{ ref('int_cdc__message_outcomes') }}
-    where keyless_change_parts > 0
-),
-
 unusable_changes as (
     -- row changes without a usable key: none resolves, or (a table keyed by row image) the before
     -- image matches no live row
@@ -57,9 +49,7 @@ unusable_changes as (
         {{ change_columns }},
         key_problem as reason
     from {{ ref('int_cdc__changes_keyed') }}
-    where
-        key_problem is not null
-        and landing_seq in (select landings.landing_seq from landings_with_keyless_changes as landings)
+    where key_problem is not null
 
     union all
 

@@ -1,7 +1,8 @@
 """Nothing lost, nothing duplicated: specific quarantine reasons, reconciliation, idempotency, requeue.
 
 One scenario, two builds: everything is landed and built once; then the messages landed with the
-wrong format id are requeued as the right one and the lake is built again.
+wrong format id are requeued as the right one and the lake is built again. A second scenario, two
+builds: a key declared after a change was quarantined for its key leaves that change quarantined.
 """
 
 from __future__ import annotations
@@ -343,3 +344,33 @@ def test_rebuilding_changes_nothing_else(requeued):
     # a second build over the same landings (plus the requeue) keeps every other version as it was
     history = lake.table("cdc_history", where="source_table != 'moved'", order_by="source_table, primary_key, version_number")
     assert history == first["history"]
+
+
+def ddl(table: str, sql: str, es: int, msg_id: int) -> dict:
+    return {**canal("ALTER", table, None, es=es, pk=None, msg_id=msg_id), "isDdl": True, "sql": sql}
+
+
+def test_a_key_learnt_later_leaves_earlier_keyless_changes_quarantined(lake, tmp_path):
+    """A change whose key column is missing stays in cdc_quarantine, with its reason, after a later
+    DDL statement declares another key for its table: keys apply to the changes processed after
+    them, so the change is neither dropped nor keyed silently; `cdc-lake requeue` re-keys it.
+    (Its own scenario, after the module's others: they read the scenario their fixture made.)"""
+    lake.scenario("late_key")
+    created = [
+        ddl("late", "CREATE TABLE late (id int, code varchar(8), PRIMARY KEY (id))", 1_000, 1),
+        canal("INSERT", "late", [{"code": "a"}], es=2_000, pk=None, msg_id=2),  # no id: quarantined
+    ]
+    lake.land([write_jsonl(tmp_path / "created.jsonl", created)], "canal_json")
+    lake.build(*UNREAD_AND_TYPING)
+    quarantined = "select message_id, reason from {schema}.cdc_quarantine order by message_id"
+    before = lake.rows(quarantined)
+    assert [r["reason"] for r in before] == ["key column(s) id missing from the row image"]
+    rekeyed = [ddl("late", "ALTER TABLE late DROP PRIMARY KEY, ADD PRIMARY KEY (code)", 3_000, 3)]
+    lake.land([write_jsonl(tmp_path / "rekeyed.jsonl", rekeyed)], "canal_json")
+    lake.build(*UNREAD_AND_TYPING)
+    assert lake.rows("select key_columns from {schema}.int_cdc__table_keys where source_table = 'late'") == [
+        {"key_columns": ["code"]}
+    ]
+    assert lake.rows(quarantined) == before
+    # neither keyed by the new key into the history, nor gone from the quarantine
+    assert lake.rows("select count(*) as n from {schema}.int_cdc__changes where source_table = 'late'") == [{"n": 0}]
