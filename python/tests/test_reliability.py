@@ -347,7 +347,8 @@ def test_rebuilding_changes_nothing_else(requeued):
 
 
 def ddl(table: str, sql: str, es: int, msg_id: int) -> dict:
-    return {**canal("ALTER", table, None, es=es, pk=None, msg_id=msg_id), "isDdl": True, "sql": sql}
+    """A Canal DDL message: its type is the statement's first word (CREATE, ALTER)."""
+    return {**canal(sql.split()[0].upper(), table, None, es=es, pk=None, msg_id=msg_id), "isDdl": True, "sql": sql}
 
 
 def test_a_key_learnt_later_leaves_earlier_keyless_changes_quarantined(lake, tmp_path):
