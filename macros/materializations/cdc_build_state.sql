@@ -1,28 +1,35 @@
-{% macro cdc_mark_build(relation, state, built_above=none) %}
+{% macro cdc_mark_build(relation, state, built_above=none, built_through=none) %}
     {#-
         Called by the cdc_incremental materialization before ('running') and after ('complete') a
-        model writes; acts only when the model's table exists. It records in the table property
-        `cdc_lake.build` whether the last build of the model finished. An insert_overwrite commits
-        partition by partition (delete the old folder, move the new one in): a build killed in
-        that moment can leave a partition missing or only some partitions new, and the next
-        incremental build, reading its watermark from that table, would continue from a state
-        that never existed. cdc_is_incremental() sees 'running' and rebuilds the model whole
-        instead. The 'running' mark also records `cdc_lake.built_above`, the watermark this build
-        starts from (0 when it rebuilds the model whole), so that the data tests can check the
-        landings the build added (cdc_tested_watermark): `built_above`, the materialization's
-        cdc_watermark().
+        model writes; the 'running' mark acts only when the model's table exists. It records in the
+        table property `cdc_lake.build` whether the last build of the model finished. An
+        insert_overwrite commits partition by partition (delete the old folder, move the new one
+        in): a build killed in that moment can leave a partition missing or only some partitions
+        new, and the next incremental build, reading its watermark from that table, would continue
+        from a state that never existed. cdc_is_incremental() sees 'running' and rebuilds the model
+        whole instead. The 'running' mark also records `cdc_lake.built_above`, the watermark this
+        build starts from (0 when it rebuilds the model whole), so that the data tests can check
+        the landings the build added (cdc_tested_watermark): `built_above`, the materialization's
+        cdc_watermark(). The 'complete' mark records `cdc_lake.built_through`, the landings the
+        build covered (cdc_input_landings_processed), when given: the next build's watermark
+        (cdc_watermark) then skips the landings that gave the model no rows instead of reading
+        them again (with the keys, DDL and seeds of that later build).
     -#}
     {%- if state == 'complete' -%}
         {%- do cdc_test_failure_hook(relation, 'after_write') -%}
     {%- endif -%}
     {%- if execute -%}
-        {%- set existing = adapter.get_relation(
+        {#- the model has just written its table when it is marked complete (on a first build,
+            before dbt's relation cache knows the table) -#}
+        {%- set existing = relation if state == 'complete' else adapter.get_relation(
             database=relation.database, schema=relation.schema, identifier=relation.identifier
         ) -%}
         {%- if existing is not none and existing.type != 'view' -%}
             {%- set properties = ["'cdc_lake.build' = '" ~ state ~ "'"] -%}
             {%- if state == 'running' -%}
                 {%- do properties.append("'cdc_lake.built_above' = '" ~ built_above ~ "'") -%}
+            {%- elif built_through is not none -%}
+                {%- do properties.append("'cdc_lake.built_through' = '" ~ built_through ~ "'") -%}
             {%- endif -%}
             {%- do run_query(
                 "alter table " ~ relation ~ " set tblproperties (" ~ properties | join(', ') ~ ")"

@@ -11,7 +11,8 @@
           model's query straight into the table (cdc_insert_overwrite); dbt-spark would first create
           a temporary view of it, and Spark analyzes the query once for the view and once more for
           the insert (4-6 s for int_cdc__events).
-        - After it wrote, the table is marked 'complete'.
+        - After it wrote, the table is marked 'complete', with the landings its inputs had
+          processed when it read them (cdc_input_landings_processed): its next watermark.
     -#}
     {%- do cdc_clear_orphan_location(this) -%}
     {#- the table's properties and watermark are read once here and passed to the steps -#}
@@ -22,12 +23,15 @@
     {%- endif -%}
     {%- set watermark = cdc_watermark(properties=properties) -%}
     {%- do cdc_mark_build(this, 'running', built_above=watermark) -%}
+    {#- what the inputs processed, read before the model reads them: what this build covers -#}
+    {%- set built_through = cdc_input_landings_processed()
+        if config.get('partition_by') in (['landing_seq'], 'landing_seq') else none -%}
     {%- if incremental_run and cdc_can_insert_overwrite() -%}
         {%- set result = cdc_insert_overwrite() -%}
     {%- else -%}
         {%- set result = dbt.materialization_incremental_spark() -%}
     {%- endif -%}
-    {%- do cdc_mark_build(this, 'complete') -%}
+    {%- do cdc_mark_build(this, 'complete', built_through=built_through) -%}
     {{ return(result) }}
 {% endmaterialization %}
 
