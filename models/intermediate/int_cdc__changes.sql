@@ -10,9 +10,14 @@
     both A->B changes (occurrences 1 and 2), and the same batch delivered again gives the same
     ids. A change with a source position is identified by it: any copy is a re-delivery.
     cdc_history orders the changes of one key by cdc_version_order().
+    Changes without a usable key (key_problem) are stored too, each as landed (no change_id, not
+    deduplicated): cdc_quarantine lists them, and every other reader takes `key_problem is null`.
+    Stored, a change keeps the key its build resolved: a key a later DDL statement or seed row
+    declares applies to the changes landed after it, never to one already quarantined.
     Incremental: new landings are appended as new landing_seq partitions; a change already
     present (same change_id) is not appended again. Occurrences are counted within one landing,
-    so a full and an incremental build give the same ids.
+    so a full and an incremental build give the same ids. A landing with row changes always
+    writes a partition, so a build never keys a landing's changes again.
 -#}
 {{
     config(
@@ -24,6 +29,39 @@
 
 {%- set incremental = cdc_is_incremental() %}
 {%- set watermark = cdc_watermark() %}
+{#- the stored columns, of the deduplicated changes and of the keyless ones alike -#}
+{%- set stored_columns -%}
+    change_id,
+    source_format,
+    source_database,
+    source_table,
+    op,
+    primary_key,
+    before_primary_key,
+    resolved_key_columns as key_columns,
+    key_source,
+    before,
+    after,
+    column_types,
+    column_jdbc_types,
+    event_ts,
+    source_log_file,
+    source_log_pos,
+    emitted_ts,
+    source_batch_id,
+    transaction_id,
+    message_id,
+    landing_seq,
+    message_index,
+    element_index,
+    row_index,
+    source_uri,
+    kafka_topic,
+    kafka_partition,
+    kafka_offset,
+    landed_at,
+    key_problem
+{%- endset -%}
 {#- the order of a key's changes within one input (cdc_version_order without the landing) -#}
 {%- set key_sequence_order -%}
     event_ts asc nulls last, emitted_ts asc nulls last, source_batch_id asc nulls last,
@@ -35,14 +73,19 @@
 
 with
 
+new_changes as (
+    -- the new landings' row changes, keyed by the view int_cdc__changes_keyed in this one pass
+    select *
+    from {{ ref('int_cdc__changes_keyed') }}
+    where landing_seq > {{ watermark }}
+),
+
 keyed_changes as (
     -- one shuffle, by key: a key's changes meet here for their order and their occurrences, and
     -- the copies of a change (same change_id, hence same key) meet with them to be deduplicated
     select /*+ repartition(source_database, source_table, primary_key) */ *
-    from {{ ref('int_cdc__changes_keyed') }}
-    where
-        key_problem is null
-        and landing_seq > {{ watermark }}
+    from new_changes
+    where key_problem is null
 ),
 
 identified as (
@@ -137,36 +180,23 @@ deduplicated as (
     left anti join earlier_changes
         on first_deliveries.change_id = earlier_changes.change_id
     {%- endif %}
+),
+
+keyless_changes as (
+    -- changes without a usable key, each as landed: no change_id, never deduplicated
+    select
+        cast(null as string) as change_id,
+        *
+    from new_changes
+    where key_problem is not null
 )
 
 select
-    change_id,
-    source_format,
-    source_database,
-    source_table,
-    op,
-    primary_key,
-    before_primary_key,
-    resolved_key_columns as key_columns,
-    key_source,
-    before,
-    after,
-    column_types,
-    column_jdbc_types,
-    event_ts,
-    source_log_file,
-    source_log_pos,
-    emitted_ts,
-    source_batch_id,
-    transaction_id,
-    message_id,
-    landing_seq,
-    message_index,
-    element_index,
-    row_index,
-    source_uri,
-    kafka_topic,
-    kafka_partition,
-    kafka_offset,
-    landed_at
+    {{ stored_columns }}
 from deduplicated
+
+union all
+
+select
+    {{ stored_columns }}
+from keyless_changes

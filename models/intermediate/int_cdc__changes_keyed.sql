@@ -11,15 +11,27 @@
     column (of the known key columns, if any) holding it in the full image (an update's before
     image; else its after image, for a rowid carrying the new key), and an update's keys are those
     columns' values. Unnamed, an update keeps its key if no column holding a value changes.
-    Incremental: each build keys the changes of the landings above its watermark.
+    A view where the project's cdc_incremental materialization builds int_cdc__changes: that
+    model reads it for the landings above its watermark (Spark prunes int_cdc__events to those
+    landings), keys, deduplicates and stores the changes in one pass, keyless ones included; no
+    wide copy of the events is written only to add the keys. Its watermark counts every landing a
+    build covered (`cdc_lake.built_through`), so no landing is keyed a second time with a key
+    learnt since. dbt-databricks' incremental records no such thing, and a landing that gave
+    int_cdc__changes no row (re-deliveries only) would be read again: on Databricks this model
+    stays an incremental table, each change keyed once, as its landing's build found the key.
 -#}
+{%- set is_view = cdc_materialized('incremental') == 'cdc_incremental' %}
+{%- if is_view %}
+{{ config(materialized=cdc_materialized('view')) }}
+{%- else %}
 {{
     config(
-        materialized=cdc_materialized('incremental'),
+        materialized='incremental',
         incremental_strategy='insert_overwrite',
         partition_by=['landing_seq'],
     )
 }}
+{%- endif %}
 
 with
 
@@ -28,7 +40,9 @@ changes as (
     from {{ ref('int_cdc__events') }}
     where
         event_kind = 'change'
+        {%- if not is_view %}
         and landing_seq > {{ cdc_watermark() }}
+        {%- endif %}
 ),
 
 table_keys as (

@@ -39,7 +39,9 @@ changes as (
         landing_seq,
         {{ cdc_event_position() }} as event_position
     from {{ ref('int_cdc__changes') }}
-    where landing_seq > {{ cdc_watermark() }}
+    where
+        key_problem is null
+        and landing_seq > {{ cdc_watermark() }}
 ),
 
 type_metadata as (

@@ -65,7 +65,9 @@ table_fingerprints as (
 changes as (
     select *
     from {{ ref('int_cdc__changes') }}
-    where landing_seq > {{ watermark }}{{ recheck_filter }}
+    where
+        key_problem is null
+        and (landing_seq > {{ watermark }}{{ recheck_filter }})
 ),
 
 table_changes as (

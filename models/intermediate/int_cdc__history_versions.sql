@@ -54,7 +54,7 @@ with
 changes as (
     -- tables keyed by row image are chained in int_cdc__row_image_versions
     select * from {{ ref('int_cdc__changes') }}
-    where key_source != 'row_image'
+    where key_problem is null and key_source != 'row_image'
 ),
 
 version_events as (

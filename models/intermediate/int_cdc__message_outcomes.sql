@@ -39,53 +39,46 @@ landed as (
     where landing_seq > {{ watermark }}
 ),
 
-unchained_changes as (
-    -- changes of tables keyed by row image whose before image matches no live row (as chained by
-    -- this build)
-    select
-        message_id,
-        element_index,
-        row_index
+unusable_changes as (
+    -- the row changes quarantined: those int_cdc__changes stored with a key_problem, and those of
+    -- tables keyed by row image whose before image matches no live row (as chained by this build)
+    select message_id
+    from {{ ref('int_cdc__changes') }}
+    where key_problem is not null and landing_seq > {{ watermark }}
+
+    union all
+
+    select message_id
     from {{ ref('int_cdc__row_image_chains') }}
     where chain_problem is not null and landing_seq > {{ watermark }}
 ),
 
 event_parts as (
+    -- every part once, row changes included ('change'), and each unusable change once more
     select
         message_id,
         event_kind as part_kind
     from {{ ref('int_cdc__events') }}
-    where
-        (event_kind is null or event_kind != 'change')
-        and landing_seq > {{ watermark }}
+    where landing_seq > {{ watermark }}
 
     union all
 
     select
-        keyed.message_id,
-        case
-            when keyed.key_problem is null and unchained.message_id is null then 'change'
-            else 'keyless_change'
-        end as part_kind
-    from {{ ref('int_cdc__changes_keyed') }} as keyed
-    left join unchained_changes as unchained
-        on
-            keyed.message_id = unchained.message_id
-            and keyed.element_index <=> unchained.element_index
-            and keyed.row_index <=> unchained.row_index
-    where keyed.landing_seq > {{ watermark }}
+        message_id,
+        'keyless_change' as part_kind
+    from unusable_changes
 ),
 
 messages_in_changes as (
     select distinct message_id
     from {{ ref('int_cdc__changes') }}
-    where landing_seq > {{ watermark }}
+    where key_problem is null and landing_seq > {{ watermark }}
 ),
 
 part_counts as (
     select
         message_id,
-        count_if(part_kind = 'change') as change_parts,
+        count_if(part_kind = 'change') - count_if(part_kind = 'keyless_change') as change_parts,
         count_if(part_kind = 'keyless_change') as keyless_change_parts,
         count_if(part_kind = 'ddl') as ddl_parts,
         count_if(part_kind = 'control') as control_parts,

@@ -18,7 +18,7 @@ row_image_changes as (
         *,
         1 as split_order
     from {{ ref('int_cdc__changes') }}
-    where key_source = 'row_image'
+    where key_problem is null and key_source = 'row_image'
 ),
 
 positioned as (

@@ -22,7 +22,9 @@ new_changes as (
         landing_seq,
         {{ cdc_event_position() }} as event_position
     from {{ ref('int_cdc__changes') }}
-    where landing_seq > {{ cdc_watermark() }}
+    where
+        key_problem is null
+        and landing_seq > {{ cdc_watermark() }}
 )
 
 select

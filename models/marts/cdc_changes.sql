@@ -9,6 +9,7 @@ with
 
 changes as (
     select * from {{ ref('int_cdc__changes') }}
+    where key_problem is null
 )
 
 select

@@ -48,7 +48,7 @@ unusable_changes as (
     select
         {{ change_columns }},
         key_problem as reason
-    from {{ ref('int_cdc__changes_keyed') }}
+    from {{ ref('int_cdc__changes') }}
     where key_problem is not null
 
     union all

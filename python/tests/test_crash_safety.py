@@ -39,7 +39,7 @@ SCHEMA = "crash"
 BUILD_ARGS = list(UNREAD_AND_TYPING)
 # Models at whose start the long run kills the incremental build, one after the other.
 EXTRA_BUILD_KILLS = (
-    "int_cdc__changes_keyed", "int_cdc__changes", "int_cdc__message_outcomes", "int_cdc__ddl", "cdc_current", "cdc_landing_audit",
+    "int_cdc__changes", "int_cdc__message_outcomes", "int_cdc__ddl", "cdc_current", "cdc_landing_audit",
 )
 CRASH_POINTS = run_size("CDC_LAKE_CRASH_POINTS", ci=0, long=len(EXTRA_BUILD_KILLS))
 

@@ -55,7 +55,7 @@ LANDING_TIME_COLUMNS = ("landed_at",)
 CI_FAILURES = (
     ("int_cdc__events:after_write",),  # the staged events, incremental
     (
-        "int_cdc__changes_keyed:after_write",  # keys resolved, incremental
+        "int_cdc__changes:after_write",  # keyed and deduplicated changes, incremental
         "int_cdc__ddl:after_write",  # DDL statements, incremental
     ),
     (

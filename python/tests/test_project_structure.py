@@ -44,7 +44,8 @@ def test_the_projects_models_use_its_own_materializations_and_no_hook():
     assert {config["materialized"] for config in models.values()} == {"cdc_table", "cdc_incremental", "cdc_view", "ephemeral"}
     assert models["stg_canal_json__changes"]["materialized"] == "ephemeral"
     assert models["int_cdc__events"]["materialized"] == "cdc_incremental"
-    assert models["int_cdc__changes_keyed"]["materialized"] == "cdc_incremental"
+    assert models["int_cdc__changes"]["materialized"] == "cdc_incremental"
+    assert models["int_cdc__changes_keyed"]["materialized"] == "cdc_view"  # read, never stored
     assert models["cdc_current"]["materialized"] == "cdc_table"
     assert models["cdc_history"]["materialized"] == "cdc_view"
     assert models["crm_customers"]["materialized"] == "cdc_table"  # an example analyst model: the folder's

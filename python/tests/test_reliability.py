@@ -355,23 +355,41 @@ def test_a_key_learnt_later_leaves_earlier_keyless_changes_quarantined(lake, tmp
     """A change whose key column is missing stays in cdc_quarantine, with its reason, after a later
     DDL statement declares another key for its table: keys apply to the changes processed after
     them, so the change is neither dropped nor keyed silently; `cdc-lake requeue` re-keys it.
+    Likewise a landing of re-deliveries only (it adds no change) is not keyed again by a later
+    build with the new key, which would make its copy a second change of another key.
     (Its own scenario, after the module's others: they read the scenario their fixture made.)"""
     lake.scenario("late_key")
     created = [
         ddl("late", "CREATE TABLE late (id int, code varchar(8), PRIMARY KEY (id))", 1_000, 1),
         canal("INSERT", "late", [{"code": "a"}], es=2_000, pk=None, msg_id=2),  # no id: quarantined
+        ddl("kept", "CREATE TABLE kept (id int, code varchar(8), PRIMARY KEY (id))", 1_000, 4),
     ]
-    lake.land([write_jsonl(tmp_path / "created.jsonl", created)], "canal_json")
+    inserted = canal("INSERT", "kept", [{"id": "1", "code": "a"}], es=2_000, pk=None, msg_id=5)
+    lake.land([write_jsonl(tmp_path / "created.jsonl", [*created, inserted])], "canal_json")
     lake.build(*UNREAD_AND_TYPING)
     quarantined = "select message_id, reason from {schema}.cdc_quarantine order by message_id"
     before = lake.rows(quarantined)
     assert [r["reason"] for r in before] == ["key column(s) id missing from the row image"]
-    rekeyed = [ddl("late", "ALTER TABLE late DROP PRIMARY KEY, ADD PRIMARY KEY (code)", 3_000, 3)]
+    lake.land([write_jsonl(tmp_path / "again.jsonl", [inserted])], "canal_json")  # a re-delivery only
+    lake.build(*UNREAD_AND_TYPING)
+    rekeyed = [
+        ddl("late", "ALTER TABLE late DROP PRIMARY KEY, ADD PRIMARY KEY (code)", 3_000, 3),
+        ddl("kept", "ALTER TABLE kept DROP PRIMARY KEY, ADD PRIMARY KEY (code)", 3_000, 6),
+    ]
     lake.land([write_jsonl(tmp_path / "rekeyed.jsonl", rekeyed)], "canal_json")
     lake.build(*UNREAD_AND_TYPING)
-    assert lake.rows("select key_columns from {schema}.int_cdc__table_keys where source_table = 'late'") == [
-        {"key_columns": ["code"]}
-    ]
+    assert lake.rows(
+        "select source_table, key_columns from {schema}.int_cdc__table_keys "
+        "where source_table in ('late', 'kept') order by source_table"
+    ) == [{"source_table": "kept", "key_columns": ["code"]}, {"source_table": "late", "key_columns": ["code"]}]
     assert lake.rows(quarantined) == before
     # neither keyed by the new key into the history, nor gone from the quarantine
-    assert lake.rows("select count(*) as n from {schema}.int_cdc__changes where source_table = 'late'") == [{"n": 0}]
+    assert lake.rows(
+        "select key_problem from {schema}.int_cdc__changes where source_table = 'late'"
+    ) == [{"key_problem": "key column(s) id missing from the row image"}]
+    assert lake.rows("select count(*) as n from {schema}.cdc_changes where source_table = 'late'") == [{"n": 0}]
+    # the re-delivered insert is the one change it was, keyed as when it was first processed
+    assert lake.rows("select primary_key from {schema}.cdc_changes where source_table = 'kept'") == [
+        {"primary_key": '{"id":"1"}'}
+    ]
+    assert lake.rows("select count(*) as n from {schema}.cdc_current where source_table = 'kept'") == [{"n": 1}]

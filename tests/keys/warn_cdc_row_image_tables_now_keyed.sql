@@ -12,7 +12,7 @@ row_image_tables as (
         source_table,
         count(*) as changes_keyed_by_row_image
     from {{ ref('int_cdc__changes') }}
-    where key_source = 'row_image'
+    where key_problem is null and key_source = 'row_image'
     group by source_database, source_table
 )
 

@@ -11,5 +11,5 @@ select
     source_table,
     count(*) as changes_keyed_by_row_image
 from {{ ref('int_cdc__changes') }}
-where key_source = 'row_image'
+where key_problem is null and key_source = 'row_image'
 group by source_format, source_database, source_table
