@@ -29,39 +29,6 @@
 
 {%- set incremental = cdc_is_incremental() %}
 {%- set watermark = cdc_watermark() %}
-{#- the stored columns, of the deduplicated changes and of the keyless ones alike -#}
-{%- set stored_columns -%}
-    change_id,
-    source_format,
-    source_database,
-    source_table,
-    op,
-    primary_key,
-    before_primary_key,
-    resolved_key_columns as key_columns,
-    key_source,
-    before,
-    after,
-    column_types,
-    column_jdbc_types,
-    event_ts,
-    source_log_file,
-    source_log_pos,
-    emitted_ts,
-    source_batch_id,
-    transaction_id,
-    message_id,
-    landing_seq,
-    message_index,
-    element_index,
-    row_index,
-    source_uri,
-    kafka_topic,
-    kafka_partition,
-    kafka_offset,
-    landed_at,
-    key_problem
-{%- endset -%}
 {#- the order of a key's changes within one input (cdc_version_order without the landing) -#}
 {%- set key_sequence_order -%}
     event_ts asc nulls last, emitted_ts asc nulls last, source_batch_id asc nulls last,
@@ -73,19 +40,13 @@
 
 with
 
-new_changes as (
-    -- the new landings' row changes, keyed by the view int_cdc__changes_keyed in this one pass
-    select *
-    from {{ ref('int_cdc__changes_keyed') }}
-    where landing_seq > {{ watermark }}
-),
-
 keyed_changes as (
+    -- the new landings' row changes, keyed by the view int_cdc__changes_keyed in this one pass;
     -- one shuffle, by key: a key's changes meet here for their order and their occurrences, and
     -- the copies of a change (same change_id, hence same key) meet with them to be deduplicated
     select /*+ repartition(source_database, source_table, primary_key) */ *
-    from new_changes
-    where key_problem is null
+    from {{ ref('int_cdc__changes_keyed') }}
+    where landing_seq > {{ watermark }}
 ),
 
 identified as (
@@ -145,6 +106,7 @@ change_ids as (
     select
         *,
         case
+            when key_problem is not null then null
             when repeat_number = 1 then content_id
             else sha2(content_id || '/' || repeat_number, 256)
         end as change_id
@@ -152,13 +114,16 @@ change_ids as (
 ),
 
 first_deliveries as (
-    -- a change_id hashes the key: partitioned by key first, within the key's shuffle
+    -- a change_id hashes the key: partitioned by key first, within the key's shuffle; a change
+    -- without a usable key (no change_id) is kept as landed
     select *
     from change_ids
-    qualify row_number() over (
-        partition by source_database, source_table, primary_key, change_id
-        order by landing_seq, message_index, element_index, row_index
-    ) = 1
+    qualify
+        key_problem is not null
+        or row_number() over (
+            partition by source_database, source_table, primary_key, change_id
+            order by landing_seq, message_index, element_index, row_index
+        ) = 1
 ),
 
 {%- if incremental %}
@@ -180,23 +145,37 @@ deduplicated as (
     left anti join earlier_changes
         on first_deliveries.change_id = earlier_changes.change_id
     {%- endif %}
-),
-
-keyless_changes as (
-    -- changes without a usable key, each as landed: no change_id, never deduplicated
-    select
-        cast(null as string) as change_id,
-        *
-    from new_changes
-    where key_problem is not null
 )
 
 select
-    {{ stored_columns }}
+    change_id,
+    source_format,
+    source_database,
+    source_table,
+    op,
+    primary_key,
+    before_primary_key,
+    resolved_key_columns as key_columns,
+    key_source,
+    before,
+    after,
+    column_types,
+    column_jdbc_types,
+    event_ts,
+    source_log_file,
+    source_log_pos,
+    emitted_ts,
+    source_batch_id,
+    transaction_id,
+    message_id,
+    landing_seq,
+    message_index,
+    element_index,
+    row_index,
+    source_uri,
+    kafka_topic,
+    kafka_partition,
+    kafka_offset,
+    landed_at,
+    key_problem
 from deduplicated
-
-union all
-
-select
-    {{ stored_columns }}
-from keyless_changes
