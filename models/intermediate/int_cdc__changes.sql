@@ -16,8 +16,9 @@
     declares applies to the changes landed after it, never to one already quarantined.
     Incremental: new landings are appended as new landing_seq partitions; a change already
     present (same change_id) is not appended again. Occurrences are counted within one landing,
-    so a full and an incremental build give the same ids. A landing with row changes always
-    writes a partition, so a build never keys a landing's changes again.
+    so a full and an incremental build give the same ids. A landing whose changes are all
+    re-deliveries writes no partition; the watermark counts it all the same
+    (`cdc_lake.built_through`), so no build keys a landing's changes a second time.
 -#}
 {{
     config(
