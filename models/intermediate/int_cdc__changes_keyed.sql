@@ -32,17 +32,15 @@
     )
 }}
 {%- endif %}
+{#- the table reads the landings above its watermark; the view's reader filters it -#}
+{%- set new_landings_only = '' if is_view else ' and landing_seq > ' ~ cdc_watermark() %}
 
 with
 
 changes as (
     select *
     from {{ ref('int_cdc__events') }}
-    where
-        event_kind = 'change'
-        {%- if not is_view %}
-        and landing_seq > {{ cdc_watermark() }}
-        {%- endif %}
+    where event_kind = 'change'{{ new_landings_only }}
 ),
 
 table_keys as (
