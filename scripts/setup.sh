@@ -21,6 +21,11 @@ fi
 echo "setup: installing cdc-lake$extra and its dependencies into .venv (uv; about half a minute on a fresh machine)"
 .venv/bin/python -m pip install --quiet --disable-pip-version-check uv
 .venv/bin/python -m uv pip install --quiet --python .venv/bin/python -e ".$extra"
+# uv builds pyspark's wheel from its source archive into a new folder of its cache on every fresh
+# install (1.4-1.8 GB each) and never reuses the old ones: 60 of them filled a machine's disk
+# (57 GB) and a setup failed with "No space left on device". Pruning drops the unused ones.
+.venv/bin/python -m uv cache prune --quiet \
+  || echo "setup: could not prune uv's cache (nothing to do; \`uv cache prune\` frees disk space later)"
 # Compile the installed modules now (a no-op when done): where PYTHONDONTWRITEBYTECODE is set,
 # Python never caches them, and every `cdc-lake` or dbt process compiled pyspark's, pandas' and
 # dbt's sources again at start (dbt with pyspark: 8.1 s of imports against 2.6 s compiled).
