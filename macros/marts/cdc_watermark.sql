@@ -3,26 +3,44 @@
         The highest `column` already in the model being built (0 on a first or full-refresh build):
         incremental models process only landings above it. Read at execution time, so the filter
         is a literal and Spark prunes the landing_seq partitions it does not need. Landing sequences
-        start at 1, so `landing_seq > {{ cdc_watermark() }}` needs no is_incremental() guard. After
-        a build of the model that did not finish it is the watermark that build started from, or
-        0 when the model is rebuilt whole (cdc_restart_watermark).
-        A model partitioned by landing_seq also counts the landings its last build processed and
-        gave it no rows (`cdc_lake.built_through`, cdc_mark_build): they are not read again.
-        A Parquet table partitioned by `column` answers from the metastore (cdc_max_partition_value),
-        without a Spark job; any other table is read. `properties`, when given, are the table's
-        properties, already read (the cdc_incremental materialization reads them once).
+        start at 1, so `landing_seq > {{ cdc_watermark() }}` needs no is_incremental() guard.
+        It is what the model's table has processed (cdc_processed_through): after a build that did
+        not finish, the watermark that build started from, or 0 when the model is rebuilt whole; a
+        model partitioned by landing_seq also counts the landings its last build processed and
+        gave it no rows (`cdc_lake.built_through`), so they are not read again.
+        Read once per run (cdc_run_cache): the model's compilation and its materialization ask,
+        both before the model's build changes its table. `properties`, when given, are the table's
+        properties, already read (default: cdc_properties_before_build).
     -#}
     {%- if not cdc_is_incremental_run() -%}
         {{- return(0) -}}
     {%- endif -%}
-    {%- set properties = cdc_build_properties(this) if properties is none else properties -%}
-    {%- set restart_from = cdc_restart_watermark(this, properties) -%}
+    {%- set cache = cdc_run_cache() -%}
+    {%- set key = 'watermark of ' ~ model.unique_id ~ ' in ' ~ column -%}
+    {%- if key not in cache -%}
+        {%- set properties = cdc_properties_before_build() if properties is none else properties -%}
+        {%- do cache.update({key: cdc_processed_through(this, properties, config, column)}) -%}
+    {%- endif -%}
+    {{- return(cache[key]) -}}
+{% endmacro %}
+
+
+{% macro cdc_processed_through(relation, properties, node_config, column='landing_seq') %}
+    {#-
+        How far the incremental table `relation` has processed its input, in `column`: after a
+        build that did not finish, what the next build restarts from (cdc_restart_watermark); else
+        the highest `column` in the table or, for a table partitioned by `column`, the landings its
+        last build covered (`cdc_lake.built_through`, cdc_mark_build) when higher.
+        A Parquet table partitioned by `column` answers from the metastore (cdc_max_partition_value),
+        without a Spark job; any other table is read. `properties` are the table's
+        (cdc_build_properties); `node_config` is its model's configuration.
+    -#}
+    {%- set restart_from = cdc_restart_watermark(relation, properties, node_config) -%}
     {%- if restart_from is not none -%}
         {{- return(restart_from) -}}
     {%- endif -%}
-    {%- set partition_by = config.get('partition_by') or [] -%}
-    {%- set partition_by = [partition_by] if partition_by is string else partition_by -%}
-    {%- set highest = cdc_highest_value(this, column, partition_by, config.get('file_format', 'parquet')) -%}
+    {%- set partition_by = cdc_partition_columns(node_config.get('partition_by')) -%}
+    {%- set highest = cdc_highest_value(relation, column, partition_by, node_config.get('file_format') or 'parquet') -%}
     {%- set built_through = properties.get('cdc_lake.built_through', '') -%}
     {%- if partition_by == [column] and built_through.isdigit() and built_through | int > highest -%}
         {{- return(built_through | int) -}}
@@ -58,10 +76,9 @@
     {%- for unique_id in node.depends_on.nodes if unique_id in graph.nodes -%}
         {%- set input = graph.nodes[unique_id] -%}
         {%- set processed = none -%}
-        {%- set partition_by = input.config.partition_by -%}
-        {%- set partition_by = [partition_by] if partition_by is string else (partition_by or []) -%}
         {%- if input.resource_type != 'model' -%}
-        {%- elif input.config.materialized in ('cdc_incremental', 'incremental') and partition_by == ['landing_seq'] -%}
+        {%- elif input.config.materialized in ('cdc_incremental', 'incremental')
+            and cdc_partition_columns(input.config.partition_by) == ['landing_seq'] -%}
             {%- set processed = cdc_landings_processed(input) -%}
         {%- elif input.config.materialized in ('cdc_view', 'view', 'ephemeral') -%}
             {%- set processed = cdc_input_landings_processed(input) -%}
@@ -76,23 +93,20 @@
 
 {% macro cdc_landings_processed(node) %}
     {#-
-        The landings the incremental model `node` (a graph node, partitioned by landing_seq) has
-        processed: after a finished build, its highest landing_seq or, when higher, the
-        `cdc_lake.built_through` that build recorded; after an unfinished build, what the next one
-        restarts from (cdc_restart_watermark); 0 when the table does not exist.
+        What the incremental model `node` (a graph node, partitioned by landing_seq) has processed
+        (cdc_processed_through of its table), 0 when the table does not exist. Read once per run
+        for each model: a model's table does not change within a run once read, because a model
+        reads only tables built before it (cdc_run_cache).
     -#}
-    {%- set relation = adapter.get_relation(database=node.database, schema=node.schema, identifier=node.alias) -%}
-    {%- if relation is none -%}
-        {{- return(0) -}}
+    {%- set cache = cdc_run_cache() -%}
+    {%- set key = 'landings processed by ' ~ node.unique_id -%}
+    {%- if key not in cache -%}
+        {%- set relation = adapter.get_relation(database=node.database, schema=node.schema, identifier=node.alias) -%}
+        {%- do cache.update({key: 0 if relation is none else cdc_processed_through(
+            relation, cdc_build_properties(relation), node.config
+        )}) -%}
     {%- endif -%}
-    {%- set properties = cdc_build_properties(relation) -%}
-    {%- if properties.get('cdc_lake.build') == 'running' -%}
-        {%- set built_above = properties.get('cdc_lake.built_above', '0') -%}
-        {{- return(built_above | int if built_above.isdigit() and node.config.get('cdc_resumable', true) else 0) -}}
-    {%- endif -%}
-    {%- set highest = cdc_highest_value(relation, 'landing_seq', ['landing_seq'], node.config.get('file_format') or 'parquet') -%}
-    {%- set built_through = properties.get('cdc_lake.built_through', '') -%}
-    {{- return([highest, built_through | int if built_through.isdigit() else 0] | max) -}}
+    {{- return(cache[key]) -}}
 {% endmacro %}
 
 

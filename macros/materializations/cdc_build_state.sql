@@ -73,7 +73,37 @@
 {% endmacro %}
 
 
-{% macro cdc_restart_watermark(relation, properties=none) %}
+{% macro cdc_run_cache() %}
+    {#-
+        A dict for what a dbt run reads once and several of its nodes (or several steps of one node)
+        ask again: kept in `graph`, the same dict for every node of a run, with the run's
+        invocation_id, so that a later run in the same process (dbt invoked again with the same
+        manifest) starts empty. Only for what cannot change while the run uses it.
+    -#}
+    {%- if graph.get('cdc_lake_run_cache', {}).get('invocation_id') != invocation_id -%}
+        {%- do graph.update({'cdc_lake_run_cache': {'invocation_id': invocation_id}}) -%}
+    {%- endif -%}
+    {{- return(graph['cdc_lake_run_cache']) -}}
+{% endmacro %}
+
+
+{% macro cdc_properties_before_build() %}
+    {#-
+        The table properties of the model being built (cdc_build_properties of `this`) as they were
+        before its build marked it: read once, by the first of its compilation (cdc_is_incremental,
+        cdc_watermark) and its materialization to ask, and kept for the others (cdc_run_cache).
+        Only for the steps before the model's 'running' mark (cdc_mark_build).
+    -#}
+    {%- set cache = cdc_run_cache() -%}
+    {%- set key = 'properties before the build of ' ~ model.unique_id -%}
+    {%- if key not in cache -%}
+        {%- do cache.update({key: cdc_build_properties(this)}) -%}
+    {%- endif -%}
+    {{- return(cache[key]) -}}
+{% endmacro %}
+
+
+{% macro cdc_restart_watermark(relation, properties=none, node_config=none) %}
     {#-
         None when the last build of the incremental model `relation` finished (see cdc_mark_build).
         Else the watermark the next build starts from: the one the unfinished build started from
@@ -87,16 +117,17 @@
         or below their watermark; a model that does (int_cdc__conversion_checks checks old landings
         again) says `cdc_resumable=false`, and int_cdc__history_versions (partitioned by
         stored_in_landing, its current versions rewritten each build) is rebuilt whole.
-        `properties`, when given, are the table's (cdc_build_properties), already read.
+        `properties`, when given, are the table's (cdc_build_properties), already read;
+        `node_config`, when given, the model's configuration (default: the model being built's).
     -#}
     {%- set properties = cdc_build_properties(relation) if properties is none else properties -%}
     {%- if properties.get('cdc_lake.build') != 'running' -%}
         {{- return(none) -}}
     {%- endif -%}
-    {%- set partition_by = config.get('partition_by') or [] -%}
-    {%- set partition_by = [partition_by] if partition_by is string else partition_by -%}
+    {%- set node_config = config if node_config is none else node_config -%}
     {%- set built_above = properties.get('cdc_lake.built_above', '0') -%}
-    {%- if partition_by == ['landing_seq'] and config.get('cdc_resumable', true) and built_above.isdigit() -%}
+    {%- if cdc_partition_columns(node_config.get('partition_by')) == ['landing_seq']
+        and node_config.get('cdc_resumable', true) and built_above.isdigit() -%}
         {{- return(built_above | int) -}}
     {%- endif -%}
     {{- return(0) -}}
@@ -117,8 +148,7 @@
     {%- if restart_from is none -%}
         {{- return(none) -}}
     {%- endif -%}
-    {%- set partition_by = config.get('partition_by') or [] -%}
-    {%- set column = partition_by if partition_by is string else partition_by[0] -%}
+    {%- set column = cdc_partition_columns(config.get('partition_by'))[0] -%}
     {%- set above = restart_from if restart_from > 0 else -1 -%}
     {%- if config.get('file_format', 'parquet') != 'parquet' -%}
         {%- do run_query('delete from ' ~ relation ~ ' where ' ~ column ~ ' > ' ~ above) -%}
@@ -148,7 +178,7 @@
     {%- if not cdc_is_incremental_run() -%}
         {{- return(false) -}}
     {%- endif -%}
-    {{- return(cdc_restart_watermark(this) != 0) -}}
+    {{- return(cdc_restart_watermark(this, cdc_properties_before_build()) != 0) -}}
 {% endmacro %}
 
 
@@ -168,4 +198,10 @@
         {{- return(0) -}}
     {%- endif -%}
     {{- return(built_above | int) -}}
+{% endmacro %}
+
+
+{% macro cdc_partition_columns(partition_by) %}
+    {#- A model's `partition_by` configuration as a list of column names (empty when none). -#}
+    {{- return([partition_by] if partition_by is string else (partition_by or []) | list) -}}
 {% endmacro %}

@@ -17,7 +17,7 @@
     {%- do cdc_clear_orphan_location(this) -%}
     {#- the table's properties and watermark are read once here and passed to the steps -#}
     {%- set incremental_run = cdc_is_incremental_run() -%}
-    {%- set properties = cdc_build_properties(this) if incremental_run else {} -%}
+    {%- set properties = cdc_properties_before_build() if incremental_run else {} -%}
     {%- if incremental_run -%}
         {%- do cdc_clear_unfinished_build(this, properties) -%}
     {%- endif -%}
@@ -25,7 +25,7 @@
     {%- do cdc_mark_build(this, 'running', built_above=watermark) -%}
     {#- what the inputs processed, read before the model reads them: what this build covers -#}
     {%- set built_through = cdc_input_landings_processed()
-        if config.get('partition_by') in (['landing_seq'], 'landing_seq') else none -%}
+        if cdc_partition_columns(config.get('partition_by')) == ['landing_seq'] else none -%}
     {%- if incremental_run and cdc_can_insert_overwrite() -%}
         {%- set result = cdc_insert_overwrite() -%}
     {%- else -%}

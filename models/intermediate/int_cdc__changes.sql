@@ -35,9 +35,10 @@
     event_ts asc nulls last, emitted_ts asc nulls last, source_batch_id asc nulls last,
     message_index, element_index, row_index
 {%- endset -%}
-{#- a small increment's change ids are broadcast to every task that reads the stored ones -#}
+{#- a small increment's change ids are broadcast to every task that reads the stored ones (its
+    events counted where they are stored: the keyed view would key them to count them) -#}
 {%- set broadcast_new_changes = '/*+ broadcast(change_ids) */'
-    if cdc_is_small_increment(ref('int_cdc__changes_keyed'), watermark) else '' %}
+    if cdc_is_small_increment(ref('int_cdc__events'), watermark) else '' %}
 
 with
 
