@@ -4,8 +4,9 @@ Lands the shipped Canal JSON samples into a lake of its own and builds once, in 
 then, per round, lands them again with a blank line added (new inputs: the same messages, which the
 build counts as duplicates) and runs an incremental `dbt build` with Spark's analyzer and optimizer
 rules timed (`RuleExecutor` metrics, reset before each build). It prints each build's wall seconds,
-the rules that took the most of it (a rule's time includes the rules it runs inside, e.g. resolving
-a view analyzes the view's query), and at the end what analyzing each format's staging query costs
+the SQL statements dbt sent (from its log; the table-property and partition reads counted apart),
+the rules that took the most of it (a rule's time includes the rules it runs inside, e.g.
+resolving a view analyzes the view's query), and at the end what analyzing each format's staging query costs
 once warm (the staging models are ephemeral: a build analyzes the queries of the formats landed
 when int_cdc__events reads them).
 
@@ -41,6 +42,16 @@ def rule_seconds(dump: str) -> list[tuple[str, float, int]]:
     return sorted(rules, key=lambda rule: -rule[1])
 
 
+def statements_logged(log: Path, offset: int) -> str:
+    """The SQL statements dbt's log records after byte `offset` ("SQL status" lines), and how many of
+    them read a table's properties or partitions."""
+    with log.open("rb") as handle:
+        handle.seek(offset)
+        text = handle.read().decode("utf-8", "replace")
+    return (f"{text.count('SQL status: ')} statements ({text.count('show tblproperties ')} show tblproperties, "
+            f"{text.count('show partitions ')} show partitions)")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=2, help="incremental builds measured (default 2)")
@@ -72,6 +83,7 @@ def main() -> int:
     run_dbt(BUILD, reuse_manifest=True)
     print(f"first build: {time.perf_counter() - started:.1f} s")
 
+    log = root / "dbt" / "logs" / "dbt.log"
     for round_number in range(1, args.rounds + 1):
         copies = []
         for path in samples:  # a blank line more per round: a new input, the same messages
@@ -81,11 +93,13 @@ def main() -> int:
             copies.append(str(copy))
         land(copies, "canal_json", spark=spark, say=lambda _m: None)
         rules.resetMetrics()
+        offset = log.stat().st_size
         started = time.perf_counter()
         run_dbt(BUILD, reuse_manifest=True)
         wall = time.perf_counter() - started
         timed = rule_seconds(rules.dumpTimeSpent())
-        print(f"incremental build {round_number}: {wall:.1f} s; analyzer and optimizer rules "
+        print(f"incremental build {round_number}: {wall:.1f} s, {statements_logged(log, offset)}; "
+              "analyzer and optimizer rules "
               f"{sum(seconds for _name, seconds, _runs in timed):.1f} s, the most expensive:")
         for name, seconds, runs in timed[: args.top]:
             print(f"  {name:<40} {seconds:6.2f} s {100 * seconds / wall:5.1f}% of the build, {runs} effective runs")

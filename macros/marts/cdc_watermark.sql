@@ -28,24 +28,25 @@
 {% macro cdc_processed_through(relation, properties, node_config, column='landing_seq') %}
     {#-
         How far the incremental table `relation` has processed its input, in `column`: after a
-        build that did not finish, what the next build restarts from (cdc_restart_watermark); else
-        the highest `column` in the table or, for a table partitioned by `column`, the landings its
-        last build covered (`cdc_lake.built_through`, cdc_mark_build) when higher.
-        A Parquet table partitioned by `column` answers from the metastore (cdc_max_partition_value),
-        without a Spark job; any other table is read. `properties` are the table's
-        (cdc_build_properties); `node_config` is its model's configuration.
+        build that did not finish, what the next build restarts from (cdc_restart_watermark); for a
+        table partitioned by `column` whose last build recorded the landings it covered
+        (`cdc_lake.built_through`, cdc_mark_build), those: the build read its inputs up to what
+        they had processed, so it holds no landing above it, and it may have covered landings that
+        gave it no rows; else the highest `column` in the table.
+        A Parquet table partitioned by `column` answers that from the metastore
+        (cdc_max_partition_value), without a Spark job; any other table is read. `properties` are
+        the table's (cdc_build_properties); `node_config` is its model's configuration.
     -#}
     {%- set restart_from = cdc_restart_watermark(relation, properties, node_config) -%}
     {%- if restart_from is not none -%}
         {{- return(restart_from) -}}
     {%- endif -%}
     {%- set partition_by = cdc_partition_columns(node_config.get('partition_by')) -%}
-    {%- set highest = cdc_highest_value(relation, column, partition_by, node_config.get('file_format') or 'parquet') -%}
     {%- set built_through = properties.get('cdc_lake.built_through', '') -%}
-    {%- if partition_by == [column] and built_through.isdigit() and built_through | int > highest -%}
+    {%- if partition_by == [column] and built_through.isdigit() -%}
         {{- return(built_through | int) -}}
     {%- endif -%}
-    {{- return(highest) -}}
+    {{- return(cdc_highest_value(relation, column, partition_by, node_config.get('file_format') or 'parquet')) -}}
 {% endmacro %}
 
 

@@ -188,9 +188,15 @@
         those above the returned landing_seq, the watermark its last build started from
         (`cdc_lake.built_above`, see cdc_mark_build). 0, so every row is checked, on a first build,
         a --full-refresh, after a build that did not finish, or when the table does not say.
+        A model the cdc_incremental materialization built in this run left that watermark in
+        cdc_run_cache: its data tests take it from there instead of reading the table again.
     -#}
     {%- if not execute or flags.FULL_REFRESH or relation is none -%}
         {{- return(0) -}}
+    {%- endif -%}
+    {%- set cache = cdc_run_cache() -%}
+    {%- if ('built above of ' ~ relation) in cache -%}
+        {{- return(cache['built above of ' ~ relation]) -}}
     {%- endif -%}
     {%- set properties = cdc_build_properties(relation) -%}
     {%- set built_above = properties.get('cdc_lake.built_above', '0') -%}

@@ -32,6 +32,9 @@
         {%- set result = dbt.materialization_incremental_spark() -%}
     {%- endif -%}
     {%- do cdc_mark_build(this, 'complete', built_through=built_through) -%}
+    {#- the data tests of this run check the landings above the watermark this build started from
+        (cdc_tested_watermark), now recorded as the table's `cdc_lake.built_above` -#}
+    {%- do cdc_run_cache().update({'built above of ' ~ this: watermark}) -%}
     {{ return(result) }}
 {% endmaterialization %}
 
