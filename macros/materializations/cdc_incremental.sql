@@ -15,7 +15,8 @@
           processed when it read them (cdc_input_landings_processed): its next watermark.
     -#}
     {%- do cdc_clear_orphan_location(this) -%}
-    {#- the table's properties and watermark are read once here and passed to the steps -#}
+    {#- the table's properties and watermark, read once per run (cdc_run_cache): what the model's
+        compilation read -#}
     {%- set incremental_run = cdc_is_incremental_run() -%}
     {%- set properties = cdc_properties_before_build() if incremental_run else {} -%}
     {%- if incremental_run -%}
