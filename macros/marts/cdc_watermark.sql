@@ -1,4 +1,4 @@
-{% macro cdc_watermark(column='landing_seq', properties=none) %}
+{% macro cdc_watermark(column='landing_seq') %}
     {#-
         The highest `column` already in the model being built (0 on a first or full-refresh build):
         incremental models process only landings above it. Read at execution time, so the filter
@@ -9,8 +9,7 @@
         model partitioned by landing_seq also counts the landings its last build processed and
         gave it no rows (`cdc_lake.built_through`), so they are not read again.
         Read once per run (cdc_run_cache): the model's compilation and its materialization ask,
-        both before the model's build changes its table. `properties`, when given, are the table's
-        properties, already read (default: cdc_properties_before_build).
+        both before the model's build changes its table (cdc_properties_before_build).
     -#}
     {%- if not cdc_is_incremental_run() -%}
         {{- return(0) -}}
@@ -18,8 +17,7 @@
     {%- set cache = cdc_run_cache() -%}
     {%- set key = 'watermark of ' ~ model.unique_id ~ ' in ' ~ column -%}
     {%- if key not in cache -%}
-        {%- set properties = cdc_properties_before_build() if properties is none else properties -%}
-        {%- do cache.update({key: cdc_processed_through(this, properties, config, column)}) -%}
+        {%- do cache.update({key: cdc_processed_through(this, cdc_properties_before_build(), config, column)}) -%}
     {%- endif -%}
     {{- return(cache[key]) -}}
 {% endmacro %}

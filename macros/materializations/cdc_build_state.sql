@@ -134,17 +134,16 @@
 {% endmacro %}
 
 
-{% macro cdc_clear_unfinished_build(relation, properties) %}
+{% macro cdc_clear_unfinished_build(relation, restart_from) %}
     {#-
         Called by the cdc_incremental materialization before it builds `relation`: after a build of
         the model that did not finish, drops what that build may have written, the partitions
         above the watermark the next build starts from (cdc_restart_watermark), or every partition
         when it rebuilds the model whole. An insert_overwrite replaces only the partitions it
         writes rows to, so a partition the new build writes no rows to would otherwise stay, e.g.
-        closed versions of int_cdc__history_versions stored twice. `properties`: the table's,
-        read by the materialization (cdc_build_properties).
+        closed versions of int_cdc__history_versions stored twice. `restart_from`: what
+        cdc_restart_watermark answered for the table (none after a build that finished).
     -#}
-    {%- set restart_from = cdc_restart_watermark(relation, properties) -%}
     {%- if restart_from is none -%}
         {{- return(none) -}}
     {%- endif -%}

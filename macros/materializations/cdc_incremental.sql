@@ -18,11 +18,10 @@
     {#- the table's properties and watermark, read once per run (cdc_run_cache): what the model's
         compilation read -#}
     {%- set incremental_run = cdc_is_incremental_run() -%}
-    {%- set properties = cdc_properties_before_build() if incremental_run else {} -%}
     {%- if incremental_run -%}
-        {%- do cdc_clear_unfinished_build(this, properties) -%}
+        {%- do cdc_clear_unfinished_build(this, cdc_restart_watermark(this, cdc_properties_before_build())) -%}
     {%- endif -%}
-    {%- set watermark = cdc_watermark(properties=properties) -%}
+    {%- set watermark = cdc_watermark() -%}
     {%- do cdc_mark_build(this, 'running', built_above=watermark) -%}
     {#- what the inputs processed, read before the model reads them: what this build covers -#}
     {%- set built_through = cdc_input_landings_processed()
