@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from cdc_lake.settings import load_settings
-from conftest import INTERPRETED_SPARK_SETTINGS
+from conftest import CALLER_SPARK_CONF, GENERATED_CODE_SPARK_CONF, INTERPRETED_SPARK_SETTINGS, write_jsonl
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 PROFILES = PROJECT_DIR / "profiles" / "profiles.yml"
@@ -69,6 +69,32 @@ def test_dbt_applies_the_sql_settings_of_cdc_lake_spark_conf(lake, monkeypatch):
     monkeypatch.setenv("CDC_LAKE_SPARK_CONF", "spark.driver.memory=8g")
     with pytest.raises(DbtError, match=r"spark\.driver\.memory.*profiles/profiles\.yml"):
         lake.build("--select", "cdc_table_keys")
+
+
+def test_a_build_with_few_messages_to_parse_runs_interpreted(lake, monkeypatch, tmp_path):
+    # the suite sets interpreted mode through CDC_LAKE_SPARK_CONF, which overrides the hook: here
+    # the hook decides, from what int_cdc__events has not processed (3 messages, then none)
+    lake.scenario("small_build_settings")
+    messages = [{"data": [{"id": str(i)}], "database": "d", "table": "t", "type": "INSERT", "pkNames": ["id"],
+                 "es": 1_000 + i, "ts": 1_000 + i} for i in range(3)]
+    lake.land([write_jsonl(tmp_path / "three.jsonl", messages)], "canal_json")
+    monkeypatch.setenv("CDC_LAKE_SPARK_CONF", CALLER_SPARK_CONF)
+
+    def mode_of_a_build(*select: str, at_most: int) -> dict[str, str]:
+        at_most_var = f"{{cdc_interpreted_max_new_messages: {at_most}}}"
+        lake.build(*select, "--exclude-resource-type", "unit_test", "--vars", at_most_var)
+        return {key: lake.spark.conf.get(key) for key in INTERPRETED_SPARK_SETTINGS}
+
+    generated_code = dict(item.split("=") for item in GENERATED_CODE_SPARK_CONF.split(","))
+    try:
+        assert mode_of_a_build("--select", "cdc_table_keys", at_most=3) == INTERPRETED_SPARK_SETTINGS
+        # more than var cdc_interpreted_max_new_messages: the session's own settings (Spark's defaults)
+        assert mode_of_a_build("--select", "+int_cdc__events", at_most=2) == generated_code
+        # int_cdc__events has processed the three
+        assert mode_of_a_build("--select", "cdc_table_keys", at_most=2) == INTERPRETED_SPARK_SETTINGS
+    finally:
+        for key, value in INTERPRETED_SPARK_SETTINGS.items():
+            lake.spark.conf.set(key, value)
 
 
 def test_jvm_options_are_the_jvms_defaults_unless_set(monkeypatch):

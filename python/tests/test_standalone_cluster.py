@@ -40,7 +40,7 @@ from cdc_lake.dbt import PROJECT_DIR
 from cdc_lake.serve import spark_home
 from cdc_lake.settings import SHORT_RUN_JVM_OPTIONS
 
-from conftest import CALLER_SPARK_CONF, UNREAD_AND_TYPING, VENV_BIN, free_port, run_checked
+from conftest import CALLER_SPARK_CONF, GENERATED_CODE_SPARK_CONF, UNREAD_AND_TYPING, VENV_BIN, free_port, run_checked
 
 pytestmark = pytest.mark.slow
 
@@ -266,9 +266,11 @@ def runs(cluster: Cluster, lake, tmp_path_factory: pytest.TempPathFactory) -> Ru
         "SPARK_CONF_DIR": str(cluster.root / "conf"),
         "SPARK_LOCAL_IP": "127.0.0.1",
         "DBT_PROFILES_DIR": str(PROJECT_DIR / "profiles"),
-        # the cluster runs generated code, as users' builds do, where this process interprets
-        # expressions (conftest.INTERPRETED_SPARK_CONF): equal lakes show both modes agree
-        "CDC_LAKE_SPARK_CONF": CALLER_SPARK_CONF,
+        # the cluster runs generated code, as users' builds over more than a few thousand messages
+        # do (a build this small would run interpreted: cdc_small_build_settings), where this
+        # process interprets expressions (conftest.INTERPRETED_SPARK_CONF): equal lakes show both
+        # modes agree
+        "CDC_LAKE_SPARK_CONF": ",".join(filter(None, (GENERATED_CODE_SPARK_CONF, CALLER_SPARK_CONF))),
     }
     env.pop("CDC_LAKE_TARGET", None)
     started = time.monotonic()
