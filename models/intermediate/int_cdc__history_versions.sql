@@ -8,7 +8,8 @@
 
     Storage: partitioned by stored_in_landing: 0 for the current versions, else the landing whose
     build wrote the closed version. Closed versions are never rewritten, so an incremental build
-    writes only partition 0 (the current versions) and partitions above its watermark:
+    writes only partition 0 (the current versions) and partitions above its watermark, and one
+    without new changes writes nothing:
     - a key without late events continues from its current version (its new closed versions go to
       the partitions of the landings that closed them);
     - a key with a late-arriving event (one that orders before the key's current version) is
@@ -34,6 +35,12 @@
 {%- set broadcast_late_keys = '/*+ broadcast(late_keys) */' if is_small_increment else '' -%}
 {%- set broadcast_new_keys = '/*+ broadcast(new_keys) */' if is_small_increment else '' -%}
 {%- set broadcast_late_chains = '/*+ broadcast(late_chains) */' if is_small_increment else '' -%}
+{#- the changes chained here: keyed (tables keyed by row image are chained in int_cdc__row_image_versions) -#}
+{%- set chained = "key_problem is null and key_source != 'row_image'" -%}
+{#- a build without new changes to chain (landings of re-deliveries only) writes nothing -#}
+{%- set has_new_changes = not incremental or not cdc_row_count_at_most(
+    ref('int_cdc__changes'), 'landing_seq > ' ~ watermark ~ ' and ' ~ chained, 0
+) -%}
 {#- the columns of an event (cdc_version_events), as a stored version also holds them -#}
 {%- set event_columns = [
     'source_database', 'source_table', 'primary_key', 'op', 'row', 'is_deleted', 'source_format',
@@ -49,12 +56,20 @@
         cast(null as timestamp) as base_valid_from
 {%- endset -%}
 
+{% if not has_new_changes %}
+
+-- nothing new to chain: no row, so insert_overwrite replaces no partition and the current
+-- versions stay as stored (planning the query below alone costs more than a second)
+select * from {{ this }}
+where false
+
+{% else %}
+
 with
 
 changes as (
-    -- tables keyed by row image are chained in int_cdc__row_image_versions
     select * from {{ ref('int_cdc__changes') }}
-    where key_problem is null and key_source != 'row_image'
+    where {{ chained }}
 ),
 
 version_events as (
@@ -280,5 +295,7 @@ select * from kept_versions
 {% else %}
 
 select * from written_versions
+
+{% endif %}
 
 {% endif %}

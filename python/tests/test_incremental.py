@@ -282,3 +282,26 @@ def test_history_partitions_follow_the_closing_landing(runs):
     history, _ = runs[1]
     for row in history:
         assert (row["closed_in_landing"] == 0) == row["is_current"]
+
+
+def partition_files(lake, model, partition):
+    """The data files of one partition of `model`'s table, with their modification times."""
+    location = next(r["data_type"] for r in lake.rows(f"describe table extended {{schema}}.{model}")
+                    if r["col_name"] == "Location")
+    folder = Path(urlparse(location).path) / partition
+    return sorted((path.name, path.stat().st_mtime_ns) for path in folder.iterdir() if not path.name.startswith("."))
+
+
+def test_a_build_without_new_changes_writes_no_history(runs, lake, tmp_path):
+    """Last in the module (it lands once more, after the full refresh): a landing of a re-delivered
+    change only gives no new change, so int_cdc__history_versions writes nothing, not even its
+    current versions (partition 0) again, and the history is what it was."""
+    before = snapshot(lake)
+    current_versions = partition_files(lake, "int_cdc__history_versions", "stored_in_landing=0")
+    again = canal("DELETE", [{"id": "5", "v": "a"}], 5_500, msg_id=6)  # landing 4's delete of key 5
+    lake.land([write_jsonl(tmp_path / "redelivered.jsonl", [again])], "canal_json")
+    lake.build(*UNREAD)
+    assert partition_files(lake, "int_cdc__history_versions", "stored_in_landing=0") == current_versions
+    assert snapshot(lake) == before
+    audit = lake.rows("select * from {schema}.cdc_landing_audit where landed_input like '%/redelivered.jsonl'")
+    assert [(r["landed_messages"], r["duplicate_messages"], r["unaccounted_messages"]) for r in audit] == [(1, 1, 0)]
