@@ -5,17 +5,18 @@ then, per round, lands them again with a blank line added (new inputs: the same 
 build counts as duplicates) and runs an incremental `dbt build` with Spark's analyzer and optimizer
 rules timed (`RuleExecutor` metrics, reset before each build). It prints each build's wall seconds,
 the SQL statements dbt sent (from its log; the table-property and partition reads counted apart),
-the rules that took the most of it (a rule's time includes the rules it runs inside, e.g.
+the slowest nodes (--nodes), the rules that took the most of it (a rule's time includes the rules it runs inside, e.g.
 resolving a view analyzes the view's query), and at the end what analyzing each format's staging query costs
 once warm (the staging models are ephemeral: a build analyzes the queries of the formats landed
 when int_cdc__events reads them).
 
-Usage: .venv/bin/python benchmarks/build_profile.py [--rounds N] [--top N]
+Usage: .venv/bin/python benchmarks/build_profile.py [--rounds N] [--top N] [--nodes N]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import sys
@@ -52,10 +53,18 @@ def statements_logged(log: Path, offset: int) -> str:
             f"{text.count('show partitions ')} show partitions)")
 
 
+def slowest_nodes(run_results: Path) -> list[tuple[float, str]]:
+    """(seconds, node name) of each node of dbt's last run (its run_results.json), slowest first."""
+    results = json.loads(run_results.read_text(encoding="utf-8"))["results"]
+    return sorted(((result["execution_time"], result["unique_id"].split(".", 2)[-1]) for result in results),
+                  reverse=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=2, help="incremental builds measured (default 2)")
     parser.add_argument("--top", type=int, default=8, help="rules printed per build (default 8)")
+    parser.add_argument("--nodes", type=int, default=0, help="slowest nodes printed per build (default 0)")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="cdc-lake-build-profile-"))
     os.environ.update(
@@ -103,6 +112,8 @@ def main() -> int:
               f"{sum(seconds for _name, seconds, _runs in timed):.1f} s, the most expensive:")
         for name, seconds, runs in timed[: args.top]:
             print(f"  {name:<40} {seconds:6.2f} s {100 * seconds / wall:5.1f}% of the build, {runs} effective runs")
+        for seconds, node in slowest_nodes(root / "dbt" / "target" / "run_results.json")[: args.nodes]:
+            print(f"  node {node:<60} {seconds:6.2f} s")
 
     print("analyzing each format's staging query (warm: the third analysis of each):")
     compiled = run_dbt(["compile", "--select", "path:models/staging", "--exclude", "path:models/staging/landing"],
