@@ -3,11 +3,11 @@
         The first on-run-start hook of the local target: how the embedded session runs this build's
         expressions. When the landings the build has not processed yet hold at most var
         cdc_interpreted_max_new_messages messages (cdc_unbuilt_messages), Spark evaluates them
-        interpreted (whole-stage code generation off, expressions not compiled): over a few thousand
-        rows, compiling the ~700 classes a build generates costs more than running them saves. Any
-        larger build runs with generated code (Spark's defaults again, also in a session that ran a
-        small build before). A setting of CDC_LAKE_SPARK_CONF for either key wins:
-        cdc_apply_spark_conf runs after this.
+        interpreted (whole-stage code generation off, expressions not compiled): over tens of
+        thousands of rows, compiling the ~700 classes a build generates costs more than running them
+        saves (benchmarks/small_build_modes.py). Any larger build runs with generated code (Spark's
+        defaults again, also in a session that ran a small build before). A setting of
+        CDC_LAKE_SPARK_CONF for either key wins: cdc_apply_spark_conf runs after this.
     -#}
     {#- (a hook's SQL is what the macro renders: nothing, the statements run here) -#}
     {%- if execute and target.name == 'local' -%}

@@ -88,7 +88,7 @@ def test_a_build_with_few_messages_to_parse_runs_interpreted(lake, monkeypatch, 
     generated_code = dict(item.split("=") for item in GENERATED_CODE_SPARK_CONF.split(","))
     try:
         assert mode_of_a_build("--select", "cdc_table_keys", at_most=3) == INTERPRETED_SPARK_SETTINGS
-        # more than var cdc_interpreted_max_new_messages: the session's own settings (Spark's defaults)
+        # more than var cdc_interpreted_max_new_messages: generated code (Spark's defaults)
         assert mode_of_a_build("--select", "+int_cdc__events", at_most=2) == generated_code
         # int_cdc__events has processed the three
         assert mode_of_a_build("--select", "cdc_table_keys", at_most=2) == INTERPRETED_SPARK_SETTINGS
