@@ -5,10 +5,10 @@ then, per round, lands them again with a blank line added (new inputs: the same 
 build counts as duplicates) and runs an incremental `dbt build` with Spark's analyzer and optimizer
 rules timed (`RuleExecutor` metrics, reset before each build). It prints each build's wall seconds,
 the SQL statements dbt sent (from its log; the table-property and partition reads counted apart),
-the slowest nodes (--nodes), the rules that took the most of it (a rule's time includes the rules it runs inside, e.g.
-resolving a view analyzes the view's query), and at the end what analyzing each format's staging query costs
-once warm (the staging models are ephemeral: a build analyzes the queries of the formats landed
-when int_cdc__events reads them).
+the rules that took the most of it (a rule's time includes the rules it runs inside, e.g.
+resolving a view analyzes the view's query), its slowest nodes (--nodes, from dbt's run_results.json),
+and at the end what analyzing each format's staging query costs once warm (the staging models are
+ephemeral: a build analyzes the queries of the formats landed when int_cdc__events reads them).
 
 Usage: .venv/bin/python benchmarks/build_profile.py [--rounds N] [--top N] [--nodes N]
 """

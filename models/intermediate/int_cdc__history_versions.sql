@@ -30,17 +30,18 @@
 {%- set key_columns = ['source_database', 'source_table', 'primary_key'] -%}
 {%- set incremental = cdc_is_incremental() -%}
 {%- set watermark = cdc_watermark() -%}
-{#- a small increment's keys are broadcast to the joins, not the history shuffled to them -#}
-{%- set is_small_increment = cdc_is_small_increment(ref('int_cdc__changes'), watermark) -%}
-{%- set broadcast_late_keys = '/*+ broadcast(late_keys) */' if is_small_increment else '' -%}
-{%- set broadcast_new_keys = '/*+ broadcast(new_keys) */' if is_small_increment else '' -%}
-{%- set broadcast_late_chains = '/*+ broadcast(late_chains) */' if is_small_increment else '' -%}
 {#- the changes chained here: keyed (tables keyed by row image are chained in int_cdc__row_image_versions) -#}
 {%- set chained = "key_problem is null and key_source != 'row_image'" -%}
 {#- a build without new changes to chain (landings of re-deliveries only) writes nothing -#}
 {%- set has_new_changes = not incremental or not cdc_row_count_at_most(
     ref('int_cdc__changes'), 'landing_seq > ' ~ watermark ~ ' and ' ~ chained, 0
 ) -%}
+{#- a small increment's keys are broadcast to the joins, not the history shuffled to them (not
+    counted when there is nothing to chain) -#}
+{%- set is_small_increment = has_new_changes and cdc_is_small_increment(ref('int_cdc__changes'), watermark) -%}
+{%- set broadcast_late_keys = '/*+ broadcast(late_keys) */' if is_small_increment else '' -%}
+{%- set broadcast_new_keys = '/*+ broadcast(new_keys) */' if is_small_increment else '' -%}
+{%- set broadcast_late_chains = '/*+ broadcast(late_chains) */' if is_small_increment else '' -%}
 {#- the columns of an event (cdc_version_events), as a stored version also holds them -#}
 {%- set event_columns = [
     'source_database', 'source_table', 'primary_key', 'op', 'row', 'is_deleted', 'source_format',

@@ -47,8 +47,9 @@ os.environ.setdefault("CDC_LAKE_JVM_OPTIONS", suite_jvm_options())
 # CDC_LAKE_SPARK_CONF of the caller's comes after these, so it can switch code generation on again.
 INTERPRETED_SPARK_SETTINGS = {"spark.sql.codegen.wholeStage": "false", "spark.sql.codegen.factoryMode": "NO_CODEGEN"}
 INTERPRETED_SPARK_CONF = ",".join(f"{key}={value}" for key, value in INTERPRETED_SPARK_SETTINGS.items())
-# (Spark's own defaults, the code generation of a build over more than a few thousand messages)
-GENERATED_CODE_SPARK_CONF = "spark.sql.codegen.wholeStage=true,spark.sql.codegen.factoryMode=FALLBACK"
+# (Spark's own defaults: code generation, as a build of more than cdc_interpreted_max_new_messages runs)
+GENERATED_CODE_SPARK_SETTINGS = {"spark.sql.codegen.wholeStage": "true", "spark.sql.codegen.factoryMode": "FALLBACK"}
+GENERATED_CODE_SPARK_CONF = ",".join(f"{key}={value}" for key, value in GENERATED_CODE_SPARK_SETTINGS.items())
 # (the workers of pytest-xdist inherit the variable this module set in the controlling process)
 CALLER_SPARK_CONF = ",".join(
     item.strip() for item in os.environ.get("CDC_LAKE_SPARK_CONF", "").split(",")

@@ -266,8 +266,8 @@ def runs(cluster: Cluster, lake, tmp_path_factory: pytest.TempPathFactory) -> Ru
         "SPARK_CONF_DIR": str(cluster.root / "conf"),
         "SPARK_LOCAL_IP": "127.0.0.1",
         "DBT_PROFILES_DIR": str(PROJECT_DIR / "profiles"),
-        # the cluster runs generated code, as users' builds over more than a few thousand messages
-        # do (a build this small would run interpreted: cdc_small_build_settings), where this
+        # the cluster runs generated code, as users' builds of more than 50,000 messages do (a
+        # build this small would run interpreted: cdc_small_build_settings), where this
         # process interprets expressions (conftest.INTERPRETED_SPARK_CONF): equal lakes show both
         # modes agree
         "CDC_LAKE_SPARK_CONF": ",".join(filter(None, (GENERATED_CODE_SPARK_CONF, CALLER_SPARK_CONF))),
