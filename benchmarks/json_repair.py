@@ -10,18 +10,20 @@ size asked for, and stops an implementation at the first size that takes more th
 seconds; it then prints what the size asked for would take if the time grows with the square of
 the size (marked "est."). The implementations:
 
-- `explain`: exact_json.explain, what the landing runs in Python on a message that fails the check
-  (normalize, json.loads, the nesting and string-length checks);
+- `explain`: exact_json.explain, the Python reference of cdc_json_error (normalize, json.loads,
+  the nesting and string-length checks; the landing ran it on the messages that failed its check
+  until staging explained them);
 - `python re`: Python's re over the macro's two patterns (the explain before issue 27);
 - `jvm`: the JVM function cdc_exact_json in Spark (what the staging models run on Spark);
 - `spark regex`: the macro's two regexp_replace in Spark (what Databricks runs, and the landing's
   check before issue 27);
-- `land check`: exact_json.validity_check_sql in Spark, as the landing's first pass runs it.
+- `json error`: the JVM function cdc_json_error in Spark (what staging runs on a message whose
+  from_json failed, for its quarantine reason).
 
 With `--land`, each family's text of each size is written as a one-line file and landed by
 `cdc-lake land --format canal_json` in a fresh process, into an empty lake in a temporary folder
-(JVM start, session, both passes, the Parquet write and commit): the wall time and the reason the
-message got. Not a test: nothing is asserted.
+(JVM start, session, both passes, the Parquet write and commit): the wall time. Not a test: nothing
+is asserted.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
-IMPLEMENTATIONS = ["explain", "python re", "jvm", "spark regex", "land check"]
+IMPLEMENTATIONS = ["explain", "python re", "jvm", "spark regex", "json error"]
 PYTHON_IMPLEMENTATIONS = ["explain", "python re"]
 
 FAMILIES: dict[str, tuple[str, Callable[[int], str]]] = {
@@ -86,8 +88,7 @@ def _spark_functions() -> dict[str, Callable[[str], object]]:
     os.environ.setdefault("CDC_LAKE_METASTORE", f"{scratch}/metastore_db")
     spark = get_spark()
     spark.sql("create or replace temporary function bench_exact_json as 'io.cdclake.spark.ExactJson'")
-    if hasattr(exact_json, "create_function"):
-        exact_json.create_function(spark)
+    spark.sql("create or replace temporary function bench_json_error as 'io.cdclake.spark.JsonError'")
 
     def query(expression: str) -> Callable[[str], object]:
         def run(text: str) -> object:
@@ -99,7 +100,7 @@ def _spark_functions() -> dict[str, Callable[[str], object]]:
     return {
         "jvm": query("bench_exact_json(text)"),
         "spark regex": query(exact_json.normalize_sql("text")),
-        "land check": query(exact_json.validity_check_sql("text")),
+        "json error": query("bench_json_error(text)"),
     }
 
 
@@ -152,8 +153,8 @@ def measure(sizes: list[int], cap: float, families: list[str], implementations: 
 def land(sizes: list[int], families: list[str]) -> None:
     from run import TreeSampler  # benchmarks/run.py: CPU time of a process tree, sampled
 
-    print("\n| family (one line) | size | `cdc-lake land` wall s | CPU s (process tree) | reason landed |")
-    print("| --- | --- | --- | --- | --- |")
+    print("\n| family (one line) | size | `cdc-lake land` wall s | CPU s (process tree) |")
+    print("| --- | --- | --- | --- |")
     runs = [("a small valid message (the fixed cost)", 0, '{"a": 1}')]
     runs += [(FAMILIES[family][0], size, FAMILIES[family][1](size)) for family in families for size in sizes]
     for description, size, text in runs:
@@ -172,16 +173,7 @@ def land(sizes: list[int], families: list[str]) -> None:
                 raise SystemExit(f"{' '.join(command)} failed ({process.returncode})")
             sampler.stop()
             seconds = time.perf_counter() - start
-            reason = _landed_reason(Path(folder) / "warehouse")
-        print(f"| {description} | {size / 1e6:g} MB | {seconds:.1f} | {sampler.cpu_seconds:.1f} | {reason} |", flush=True)
-
-
-def _landed_reason(warehouse: Path) -> str:
-    """The parse_error the landed message got, read from the landing table's Parquet files."""
-    import pyarrow.dataset as ds
-
-    table = ds.dataset(warehouse / "cdc_raw.db" / "raw_messages", format="parquet", partitioning="hive")
-    return str(table.to_table(columns=["parse_error"]).column("parse_error")[0])[:80]
+        print(f"| {description} | {size / 1e6:g} MB | {seconds:.1f} | {sampler.cpu_seconds:.1f} |", flush=True)
 
 
 def main() -> None:

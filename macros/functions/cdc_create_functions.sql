@@ -28,6 +28,7 @@
     {#- Function name: Java class (a Hive GenericUDF) of python/cdc_lake/jvm/src/. -#}
     {{ return({
         'cdc_exact_json': 'io.cdclake.spark.ExactJson',
+        'cdc_json_error': 'io.cdclake.spark.JsonError',
         'cdc_chain_row_images': 'io.cdclake.spark.RowImageChains',
         'cdc_path_exists': 'io.cdclake.spark.PathExists',
     }) }}

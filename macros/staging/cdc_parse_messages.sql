@@ -4,8 +4,9 @@
         (a message may be one object or an array of objects). Columns: the landing provenance,
         element_index, `message` (a struct of `message_schema`, every leaf a string holding the exact
         text), and parse_state: ok, tombstone (null value), undecodable (binary decoder failed, or
-        text not UTF-8), invalid_json, not_an_object, invalid_key. parse_error is landing's reason
-        for invalid_json ("invalid JSON at offset N: ..."), null when the JSON itself is valid.
+        text not UTF-8), invalid_json, not_an_object, invalid_key. parse_error is the reason that
+        landings of an earlier cdc-lake, which checked the JSON, gave a message that is not JSON
+        (null in later landings: cdc_parse_failure_reason computes the reason).
         `map_fields` names every map of `message_schema` (a path below `message`, `[]` at the end
         for an array of maps, '' for the message itself); a JSON object that repeats a key there
         makes the element invalid_key, with key_problem saying which key and where (`duplicate
@@ -100,12 +101,16 @@
 
 
 {% macro cdc_parse_failure_reason(parse_state, format_id) %}
-    {#- The quarantine reason for a message that did not parse. -#}
+    {#-
+        The quarantine reason for a message that did not parse (columns of cdc_parse_messages). The
+        reason of a message that is not JSON is computed here, for those messages only.
+    -#}
     case {{ parse_state }}
         when 'undecodable' then concat('undecodable bytes: ', decode_error)
         when 'tombstone' then 'empty message: no value (a Kafka tombstone), which {{ format_id }} does not use'
         when 'invalid_json' then coalesce(
             parse_error,
+            {{ cdc_json_error('raw_message') }},
             'type mismatch: the message is JSON but not an object or a list of objects of {{ format_id }}'
         )
         when 'not_an_object' then 'not a {{ format_id }} message: the JSON is not an object'
@@ -123,4 +128,23 @@
     select landing_seq
     from {{ landings_relation }}
     where formats is null or array_contains(formats, '{{ format_id }}')
+{% endmacro %}
+
+
+{% macro cdc_json_error(text_column) %}
+    {#-
+        Why a message's text is not JSON as cdc_parse_messages parses it, or null when it is JSON:
+        on Spark the JVM function cdc_json_error ("invalid JSON at offset N: Expecting ',' delimiter",
+        python/cdc_lake/jvm/); on Databricks, where the project ships no jar, whether the text parses,
+        without the place (json_array_length is null for text that is not a JSON array).
+    -#}
+    {%- if cdc_is_databricks() -%}
+        if(
+            json_array_length(concat('[', {{ cdc_exact_json_regex(text_column) }}, '\n]')) is null,
+            'invalid JSON: the message does not parse',
+            null
+        )
+    {%- else -%}
+        {{ cdc_function('cdc_json_error') }}({{ text_column }})
+    {%- endif -%}
 {% endmacro %}

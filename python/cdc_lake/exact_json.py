@@ -1,25 +1,26 @@
-"""The JSON normalization of macros/staging/cdc_exact_json.sql, and why a message does not parse.
+"""The JSON normalization of macros/staging/cdc_exact_json.sql, why a message does not parse, and
+why bytes are not UTF-8 (the landing's reason for them).
 
 Staging parses every message with `from_json` after `cdc_exact_json` (drop comments and trailing
-commas, quote bare numbers). Spark cannot say where a message stops being JSON, so `cdc-lake land`
-finds the messages that fail that parse with a cheap check in Spark (`validity_check_sql`) and,
-for those few only, asks Python's json module (`explain`) for the position of the error, mapped
-back to the message's own text: "invalid JSON at offset 123: Expecting ',' delimiter".
+commas, quote bare numbers), and for the messages that fail, the JVM function `cdc_json_error`
+says where, as Python's json module would: "invalid JSON at offset 123: Expecting ',' delimiter".
+`explain` is that function in Python (`normalize`, then `json.loads`, the position mapped back to
+the message's own text): the reference the tests compare the JVM function with.
 
 The regular expressions below are the macro's, character for character; test_exact_json checks
 that they equal the literals in the macro. Databricks runs them. They are not linear: at every
 `/*` after the text's last `*/`, and at every `"` of an unterminated string full of `\"`, the
 regular expression engine reads to the end of the text again: such a text of 1 MB takes minutes.
-Spark (the staging models and the landing's check, `validity_check_sql`) therefore runs the JVM
-function `cdc_exact_json` (python/cdc_lake/jvm/, the same text in one linear scan per pass), and
-`explain` runs `normalize`, this module's port of that scanner (test_jvm_functions compares all
-three on the same texts).
+Spark therefore runs the JVM function `cdc_exact_json` (python/cdc_lake/jvm/, the same text in one
+linear scan per pass), and `normalize` is this module's port of that scanner (test_jvm_functions
+compares all three on the same texts).
 """
 
 from __future__ import annotations
 
 import json
 import re
+import sys
 from array import array
 from itertools import accumulate
 from collections.abc import Sequence
@@ -38,9 +39,6 @@ STRIP_REPLACEMENT = "$1$2"
 QUOTE_PATTERN = r'"((?:[^"\\]++|\\.)*+)"|([:\[,]\s*+)(-?[0-9][0-9.eE+\-]*+)'
 """Pass 2: keep string literals, quote bare numbers that follow `:`, `[` or `,`."""
 QUOTE_REPLACEMENT = '$2"$1$3"'
-
-JSON_OPTIONS_SQL = "map('allowUnquotedControlChars', 'true', 'mode', 'PERMISSIVE')"
-"""The options of macros/staging/cdc_json_options.sql."""
 
 MAX_NESTING_DEPTH = 1000
 """Spark's JSON reader (Jackson) rejects documents nested deeper than this."""
@@ -75,34 +73,10 @@ def normalize_sql(text_sql: str) -> str:
     return f"regexp_replace({inner}, {sql_string(QUOTE_PATTERN)}, {sql_string(QUOTE_REPLACEMENT)})"
 
 
-def _parses_sql(text_sql: str, json_sql: str) -> str:
-    """True when `json_sql` (the text `text_sql`, maybe normalized) parses as cdc_parse_messages
-    reads a message: an array as is, anything else wrapped in [ and ]."""
-    wrapped = f"case when ltrim({text_sql}) like '[%' then {json_sql} else concat('[', {json_sql}, '\\n]') end"
-    return f"from_json({wrapped}, 'array<string>', {JSON_OPTIONS_SQL}) is not null"
-
-
 def create_function(spark: "SparkSession") -> None:
     """Create the JVM function cdc_exact_json as a temporary function of `spark` (every session of
-    the project has its jar in spark.jars), for `validity_check_sql`."""
+    the project has its jar in spark.jars)."""
     spark.sql(f"create or replace temporary function {FUNCTION} as '{FUNCTION_CLASS}'")
-
-
-def validity_check_sql(text_sql: str, *, jvm: bool = True) -> str:
-    """Spark SQL that is true when `text_sql` is not null and does not parse as the staging
-    models parse it (after cdc_exact_json): with `jvm`, through the JVM function (linear; call
-    `create_function` first), else through the regular expressions (Databricks' way).
-
-    Plain JSON parses unchanged and normalization keeps it valid (it only quotes numbers that
-    follow `:`, `[` or `,`), so the regular expressions run only on the few messages that do not
-    parse as they are (comments, trailing commas, numbers too long for Jackson, broken text):
-    Spark's `and` does not evaluate its right side when the left is false.
-    """
-    normalized = f"{FUNCTION}({text_sql})" if jvm else normalize_sql(text_sql)
-    return (
-        f"({text_sql} is not null and not ({_parses_sql(text_sql, text_sql)}) "
-        f"and not ({_parses_sql(text_sql, normalized)}))"
-    )
 
 
 class _Text:
@@ -229,28 +203,37 @@ def _nesting_depth(text: str) -> int:
 
 
 def explain(text: str | None) -> str | None:
-    """Why `text` (a message that failed the Spark check) is not JSON, or None if it is.
+    """Why `text` is not JSON as staging parses it, or None if it is: the JVM function
+    cdc_json_error in Python (json.loads of the normalized text), which the tests compare it with.
 
-    The offset counts characters of the message's own text from 0, before normalization.
+    The offset counts characters of the message's own text from 0, before normalization. A text
+    that opens more than MAX_NESTING_DEPTH brackets (counting the ones staging wraps it in) before
+    its first error is too deep, as Spark's reader says.
     """
     if text is None:
         return None
     normalized, origin = normalize(text)
     wrapped = normalized if text.lstrip(" ").startswith("[") else "[" + normalized + "\n]"
     shift = 0 if wrapped is normalized else 1
+    too_deep = f"invalid JSON: nested more than {MAX_NESTING_DEPTH} levels deep"
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 4 * MAX_NESTING_DEPTH))  # json.loads recurses once per level
     try:
         json.loads(wrapped, strict=False)
     except RecursionError:
-        return f"invalid JSON: nested more than {MAX_NESTING_DEPTH} levels deep"
+        return too_deep
     except json.JSONDecodeError as exc:
+        if _nesting_depth(wrapped[: exc.pos]) > MAX_NESTING_DEPTH:
+            return too_deep
         index = exc.pos - shift
         offset = origin[index] if 0 <= index < len(origin) else len(text)
         if index >= len(origin) and exc.msg.startswith("Expecting"):
             return f"invalid JSON at offset {offset}: the message ends early ({exc.msg})"
         return f"invalid JSON at offset {offset}: {exc.msg}"
-    depth = _nesting_depth(normalized)
-    if depth > MAX_NESTING_DEPTH:
-        return f"invalid JSON: nested {depth} levels deep (Spark reads at most {MAX_NESTING_DEPTH})"
+    finally:
+        sys.setrecursionlimit(limit)
+    if _nesting_depth(wrapped) > MAX_NESTING_DEPTH:
+        return too_deep
     longest = 0
     if len(normalized) > MAX_STRING_LENGTH:  # no string is longer than the text
         longest = max((m.end() - m.start() - 2 for m in _STRING_LITERAL.finditer(normalized)), default=0)

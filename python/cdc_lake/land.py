@@ -82,13 +82,11 @@ RAW_COLUMNS = (
     f"kafka_headers {KAFKA_HEADERS_TYPE}",
 )
 EXPLAIN_ON_DRIVER_MAX_MESSAGES = 10_000
-"""The messages of a landing of text files that are not JSON are explained in this process (after
+"""The messages of a landing of text files that are not UTF-8 are explained in this process (after
 a first pass finds them) when there are at most this many; with more, every message goes through
 the explaining pandas UDF in the write, as for other inputs."""
 EXPLAIN_ON_DRIVER_MAX_BYTES = 64 << 20
 """... and when they hold at most this many bytes."""
-INVALID_JSON = "invalid JSON: the message does not parse"
-"""The reason of a message that fails the JSON check when Python finds no error in it."""
 LANDINGS_COLUMNS = (
     "landing_seq bigint",
     "landing_id string",
@@ -534,14 +532,13 @@ def _remove_uncommitted_partitions(
 
 
 @dataclass(frozen=True)
-class ParseFailure:
-    """A message of a text file that is not JSON, found and explained before the write."""
+class Undecodable:
+    """A message of a text file that is not UTF-8, found and explained before the write."""
 
     source_hash: str
     message_index: int
     reason: str | None
-    undecodable: bool = False
-    """The message is not UTF-8 text (the reason says where); else it is not JSON."""
+    """Where the bytes stop being UTF-8."""
 
 
 @dataclass(frozen=True)
@@ -550,8 +547,8 @@ class TextScan:
 
     offsets: dict[str, dict[int, int]]
     """Per file (by source_hash): Spark partition id -> lines of the file before that partition."""
-    failures: list[ParseFailure] | None
-    """Every message that is not JSON, explained; None when the write must check the messages."""
+    undecodable: list[Undecodable] | None
+    """Every message that is not UTF-8, explained; None when the write must check the messages."""
 
 
 def _lines(spark: "SparkSession", path: Path) -> "DataFrame":
@@ -598,10 +595,11 @@ def _scan_text_inputs(
     """The first pass over the text files of a landing, one Spark job for all of them.
 
     It counts each partition's lines, so that the write numbers lines without a single-partition
-    sort. With `check` (a landing of text files only) it also runs the JSON check, which would
-    otherwise run in the write, where explaining the few messages that fail needs a Python UDF
-    that Spark feeds every row: here they are counted, then fetched and explained in this process.
-    A line that is not UTF-8 (see `_lines`) fails the check too, and is explained from its bytes.
+    sort. With `check` (a landing of text files only) it also counts the lines that are not UTF-8
+    (see `_lines`), which would otherwise be explained in the write by a Python UDF that Spark
+    feeds every row: here they are counted, then fetched and explained from their bytes in this
+    process. Whether a message is JSON is not checked: staging parses every message anyway, and
+    explains the ones that fail (`cdc_parse_failure_reason`).
     """
     from pyspark.sql import functions as F
 
@@ -630,38 +628,35 @@ def _scan_text_inputs(
         r["bad_bytes"] or 0 for r in bad
     ) > EXPLAIN_ON_DRIVER_MAX_BYTES:
         return TextScan(offsets, None)
-    return TextScan(offsets, _explain_failures(spark, checked, bad, items, offsets, say) if bad else [])
+    return TextScan(offsets, _explain_undecodable(spark, checked, bad, items, offsets, say) if bad else [])
 
 
 def _checked_lines(spark: "SparkSession", items: Sequence[LandingInput]) -> "DataFrame":
     """The lines of all `items` (_input: the index in `items`) with _bad: the line is a message
-    (not blank) that is not UTF-8 or not JSON as staging parses it."""
+    (not blank) that is not UTF-8."""
     from pyspark.sql import functions as F
 
-    from cdc_lake.exact_json import create_function, validity_check_sql
-
-    create_function(spark)
     frames = [_lines(spark, item.path).withColumn("_input", F.lit(i)) for i, item in enumerate(items)]
     lines = frames[0]
     for other in frames[1:]:
         lines = lines.unionByName(other)
     message = F.trim("message_text") != ""
-    return lines.withColumn("_bad", message & (~F.col("_is_utf8") | F.expr(validity_check_sql("message_text"))))
+    return lines.withColumn("_bad", message & ~F.col("_is_utf8"))
 
 
-def _explain_failures(
+def _explain_undecodable(
     spark: "SparkSession",
     checked: "DataFrame",
     groups: Sequence["Row"],
     items: Sequence[LandingInput],
     offsets: dict[str, dict[int, int]],
     say: Callable[[str], None],
-) -> list[ParseFailure]:
-    """Fetch the few messages that failed the JSON check and explain them here, as the UDF
-    would. Only the partitions that hold them, between the first and the last, are checked again."""
+) -> list[Undecodable]:
+    """Fetch the few messages that are not UTF-8 and explain them here, as the UDF would. Only the
+    partitions that hold them, between the first and the last, are checked again."""
     from pyspark.sql import functions as F
 
-    from cdc_lake.exact_json import explain, explain_utf8
+    from cdc_lake.exact_json import explain_utf8
 
     where = " or ".join(
         f"(_input = {g['_input']} and _pid = {g['_pid']} and _rip between {g['first_bad']} and {g['last_bad']})"
@@ -669,18 +664,14 @@ def _explain_failures(
     )
     with _Progress(spark, say):
         found = checked.where(F.expr(where) & F.col("_bad"))
-        # the bytes of a line that is not UTF-8 (Python would get its text with U+FFFD in it)
-        not_utf8 = F.when(~F.col("_is_utf8"), F.col("message_text").cast("binary"))
-        rows = found.select("_input", "_pid", "_rip", "message_text", not_utf8.alias("_bytes")).collect()
-    failures = []
+        # the line's bytes (Python would get its text with U+FFFD in it)
+        rows = found.select("_input", "_pid", "_rip", F.col("message_text").cast("binary").alias("_bytes")).collect()
+    undecodable = []
     for row in rows:
         source_hash = items[row["_input"]].source_hash
         index = offsets[source_hash][row["_pid"]] + row["_rip"] + 1
-        if row["_bytes"] is not None:
-            failures.append(ParseFailure(source_hash, index, explain_utf8(bytes(row["_bytes"])), undecodable=True))
-        else:
-            failures.append(ParseFailure(source_hash, index, explain(row["message_text"])))
-    return failures
+        undecodable.append(Undecodable(source_hash, index, explain_utf8(bytes(row["_bytes"]))))
+    return undecodable
 
 
 def _spark_path(path: Path) -> str:
@@ -857,20 +848,21 @@ def _resolve_formats(df: "DataFrame", format_id: str, *, decode_bytes: bool = Tr
     )
 
 
-def _with_parse_checks(df: "DataFrame", failures: Sequence[ParseFailure] | None = None) -> "DataFrame":
-    """Mark text that is not UTF-8 as undecodable (keeping its bytes) and give every message that
-    will not parse as JSON in staging the reason (parse_error).
+def _with_utf8_check(df: "DataFrame", undecodable: Sequence[Undecodable] | None = None) -> "DataFrame":
+    """Mark text that is not UTF-8 as undecodable: it keeps its bytes and no text, and decode_error
+    says where the bytes stop being UTF-8. parse_error is null: whether a message is JSON is not
+    checked here (staging parses every message, and explains the ones that fail).
 
-    `failures`, from the first pass over a landing of text files, are every message that is not
-    JSON, already explained: the write then checks nothing and no row goes through Python. Without them
-    (Kafka dumps, binary folders, requeues) the checks run here and a pandas UDF explains the rows
-    that fail; Spark ships every row to a Python UDF, so this is the costlier way."""
+    `undecodable`, from the first pass over a landing of text files, are every message that is not
+    UTF-8, already explained: the write then checks nothing and no row goes through Python. Without
+    them (Kafka dumps, binary folders, requeues) the check runs here and a pandas UDF explains the
+    rows that fail; Spark ships every row to a Python UDF, so this is the costlier way."""
     from pyspark.sql import functions as F
 
-    df = _checked_in_spark(df) if failures is None else _checked_before(df, failures)
+    df = _checked_in_spark(df) if undecodable is None else _checked_before(df, undecodable)
     return df.withColumn(
         "decode_error", F.when(F.col("_bad_utf8"), F.col("_why")).otherwise(F.col("decode_error"))
-    ).withColumn("parse_error", F.when(F.col("_bad_json"), F.coalesce(F.col("_why"), F.lit(INVALID_JSON))))
+    ).withColumn("parse_error", F.lit(None).cast("string"))
 
 
 def _undecodable(df: "DataFrame") -> "DataFrame":
@@ -889,70 +881,48 @@ def _undecodable(df: "DataFrame") -> "DataFrame":
 
 
 def _checked_in_spark(df: "DataFrame") -> "DataFrame":
-    """_bad_utf8, _bad_json and the reason (_why) for every row, the reason from a pandas UDF."""
+    """_bad_utf8 and the reason (_why) for every row, the reason from a pandas UDF."""
     from pyspark.sql import functions as F
     from pyspark.sql.functions import pandas_udf
 
-    from cdc_lake.exact_json import create_function, validity_check_sql
-
     import pandas as pd
 
-    def explain_batch(texts, payloads):  # type: ignore[no-untyped-def]
-        return _explain_series(texts, payloads)
+    def explain_batch(payloads):  # type: ignore[no-untyped-def]
+        return _explain_series(payloads)
 
     # real (not string) annotations: pandas_udf infers the UDF kind from them
-    explain_batch.__annotations__ = {"texts": pd.Series, "payloads": pd.Series, "return": pd.Series}
+    explain_batch.__annotations__ = {"payloads": pd.Series, "return": pd.Series}
     explain_udf = pandas_udf(explain_batch, "string").asNondeterministic()  # type: ignore[call-overload]
     bad_utf8 = F.col("message_text").isNotNull() & ~F.expr("is_valid_utf8(message_text)")
     df = _undecodable(df.withColumn("_bad_utf8", bad_utf8))
-    create_function(df.sparkSession)
-    df = df.withColumn("_bad_json", F.expr(validity_check_sql("message_text")))
-    return df.withColumn(
-        "_why",
-        explain_udf(
-            F.when(F.col("_bad_json"), F.col("message_text")),
-            F.when(F.col("_bad_utf8"), F.col("message_bytes")),
-        ),
-    )
+    return df.withColumn("_why", explain_udf(F.when(F.col("_bad_utf8"), F.col("message_bytes"))))
 
 
-def _checked_before(df: "DataFrame", failures: Sequence[ParseFailure]) -> "DataFrame":
-    """_bad_utf8, _bad_json and _why from the failures the first pass found, joined to the messages
-    (by source_hash and message_index) by broadcast; with no failure, constants that Spark folds
-    away. A message that is not UTF-8 keeps its bytes and no text (`_undecodable`)."""
+def _checked_before(df: "DataFrame", undecodable: Sequence[Undecodable]) -> "DataFrame":
+    """_bad_utf8 and _why from the messages the first pass found not UTF-8, joined to the messages
+    (by source_hash and message_index) by broadcast; with none, constants that Spark folds away."""
     from pyspark.sql import functions as F
 
-    if not failures:
-        return (
-            df.withColumn("_bad_utf8", F.lit(False))
-            .withColumn("_bad_json", F.lit(False))
-            .withColumn("_why", F.lit(None).cast("string"))
-        )
+    if not undecodable:
+        return df.withColumn("_bad_utf8", F.lit(False)).withColumn("_why", F.lit(None).cast("string"))
     known = df.sparkSession.createDataFrame(
-        [(f.source_hash, f.message_index, f.undecodable, f.reason) for f in failures],
-        "source_hash string, message_index long, _failed_utf8 boolean, _why string",
+        [(u.source_hash, u.message_index, True, u.reason) for u in undecodable],
+        "source_hash string, message_index long, _bad_utf8 boolean, _why string",
     )
-    # _failed_utf8: null for a message without a failure, true if it is not UTF-8, false if not JSON
     df = df.join(F.broadcast(known), ["source_hash", "message_index"], "left")
-    df = df.withColumn("_bad_utf8", F.coalesce(F.col("_failed_utf8"), F.lit(False)))
-    df = df.withColumn("_bad_json", F.col("_failed_utf8").eqNullSafe(F.lit(False))).drop("_failed_utf8")
-    return _undecodable(df) if any(f.undecodable for f in failures) else df
+    return _undecodable(df.withColumn("_bad_utf8", F.coalesce(F.col("_bad_utf8"), F.lit(False))))
 
 
-def _explain_series(texts: "pd.Series", payloads: "pd.Series") -> "pd.Series":
-    """The pandas UDF body: the reason a message is not UTF-8 or not JSON (None for good rows)."""
+def _explain_series(payloads: "pd.Series") -> "pd.Series":
+    """The pandas UDF body: where each message's bytes stop being UTF-8 (None for good rows)."""
     import pandas as pd
 
-    from cdc_lake.exact_json import explain, explain_utf8
+    from cdc_lake.exact_json import explain_utf8
 
-    reasons = []
-    for text, payload in zip(texts, payloads):
-        if isinstance(payload, (bytes, bytearray, memoryview)):
-            reasons.append(explain_utf8(bytes(payload)))
-        elif isinstance(text, str):
-            reasons.append(explain(text))
-        else:
-            reasons.append(None)
+    reasons = [
+        explain_utf8(bytes(payload)) if isinstance(payload, (bytes, bytearray, memoryview)) else None
+        for payload in payloads
+    ]
     return pd.Series(reasons, dtype=object)
 
 
@@ -971,15 +941,15 @@ def write_landing(
     before_commit: Callable[[], None] | None = None,
     say: Callable[[str], None] = print,
     decode_bytes: bool = True,
-    failures: Sequence[ParseFailure] | None = None,
+    undecodable: Sequence[Undecodable] | None = None,
     notes: Sequence[str] = (),
     lost_offsets: Sequence[tuple[str, int, int, int]] = (),
 ) -> None:
     """Write the messages of `df` as landing `report.landing_seq` and commit it.
 
     `df` has message_id, source_uri, source_hash, the kafka_* columns, message_index, message_text
-    and message_bytes as read. Formats are resolved (and binary messages decoded), the parse checks
-    run (or `failures` says which messages fail them, see `_with_parse_checks`), the rows are
+    and message_bytes as read. Formats are resolved (and binary messages decoded), the UTF-8 check
+    runs (or `undecodable` says which messages fail it, see `_with_utf8_check`), the rows are
     written, `before_commit` runs, and the row in `landings` commits it all. A failure before the
     commit leaves nothing visible (and the next `land` removes the partition).
     """
@@ -990,7 +960,7 @@ def write_landing(
         df = df.withColumn("is_kafka_offset_reused", F.lit(False))
     if "kafka_headers" not in df.columns:
         df = df.withColumn("kafka_headers", F.lit(None).cast(KAFKA_HEADERS_TYPE))
-    df = _with_parse_checks(_resolve_formats(df, format_id, decode_bytes=decode_bytes), failures)
+    df = _with_utf8_check(_resolve_formats(df, format_id, decode_bytes=decode_bytes), undecodable)
     # message_text is UTF-8 here (text that is not has been moved to message_bytes), so its bytes
     # are what encode(message_text, 'UTF-8') gives, without decoding and encoding every message.
     content = F.coalesce(F.col("message_bytes"), F.col("message_text").cast("binary"))
@@ -1165,7 +1135,7 @@ def land(
         # bytes to decode come only from Kafka dumps and binary folders, in a binary format or auto
         decode_bytes=(format_id == AUTO or format_id in BINARY_FORMAT_IDS)
         and any(item.kind != "text" for item in todo),
-        failures=scan.failures,
+        undecodable=scan.undecodable,
     )
     for item in todo:
         say(f"{item.path}: {report.landed.get(str(item.path), 0)} message(s) landed")

@@ -124,16 +124,6 @@ def test_normalize_corner_cases(text, normalized):
     assert exact_json.normalize(text)[0] == normalized
 
 
-def test_the_landing_check_runs_the_linear_jvm_function():
-    """The landing's check (validity_check_sql) repairs the text with the JVM function on Spark:
-    the regular expressions, quadratic on the texts above, are Databricks' way only
-    (test_jvm_functions checks that both checks agree)."""
-    check = exact_json.validity_check_sql("message_text")
-    assert f"{exact_json.FUNCTION}(message_text)" in check
-    assert "regexp_replace" not in check
-    assert exact_json.normalize_sql("message_text") in exact_json.validity_check_sql("message_text", jvm=False)
-
-
 def test_nesting_depth_skips_brackets_in_strings():
     assert exact_json._nesting_depth('[{"a": "[[[{", "b": [1, {"c": "\\"]"}]}, []]') == 4
     assert exact_json._nesting_depth('"no brackets"') == 0

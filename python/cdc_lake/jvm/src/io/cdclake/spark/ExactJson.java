@@ -1,5 +1,6 @@
 package io.cdclake.spark;
 
+import java.util.Arrays;
 import org.apache.hadoop.hive.ql.exec.Description;
 import org.apache.hadoop.hive.ql.exec.UDFArgumentException;
 import org.apache.hadoop.hive.ql.metadata.HiveException;
@@ -70,10 +71,36 @@ public final class ExactJson extends GenericUDF {
 
   /** Pass 1: drop comments and trailing commas, keep string literals. */
   public static String strip(String s) {
+    return strip(new Edit(s, false)).text();
+  }
+
+  /** Pass 2: quote the bare numbers after {@code :}, {@code [} or {@code ,}. */
+  public static String quoteNumbers(String s) {
+    return quoteNumbers(new Edit(s, false)).text();
+  }
+
+  /**
+   * Both passes, with where each character of the result comes from in {@code text} (an added
+   * quote comes from the {@code :}, {@code [} or {@code ,} before its number): JsonError maps the
+   * position of an error in the normalized text back to the message's own text.
+   */
+  static Normalized normalizeTracked(String text) {
+    Edit stripped = strip(new Edit(text, true));
+    Edit quoted = quoteNumbers(new Edit(stripped.text(), true));
+    int[] origin = new int[quoted.text().length()];
+    for (int k = 0; k < origin.length; k++) {
+      origin[k] = stripped.origin(quoted.origin(k));
+    }
+    return new Normalized(quoted.text(), origin);
+  }
+
+  /** A normalized text, and per character the index in the text before it that it comes from. */
+  record Normalized(String text, int[] origin) {}
+
+  private static Edit strip(Edit edit) {
+    String s = edit.input;
     Text text = new Text(s);
     int n = s.length();
-    StringBuilder out = null; // allocated at the first change
-    int copied = 0; // s[copied, i) is still to be appended to out
     int i = 0;
     while (i < n) {
       char c = s.charAt(i);
@@ -83,22 +110,20 @@ public final class ExactJson extends GenericUDF {
       } else if (c == ',') {
         int bracket = text.trailingCommaBracket(i);
         if (bracket > 0) {
-          out = flush(out, s, copied, i);
-          copied = bracket; // the comma and what follows it up to the bracket are dropped
+          edit.drop(i, bracket); // the comma and what follows it up to the bracket
           i = bracket; // the bracket itself is ordinary text
         } else {
           i++;
         }
       } else if (c == '/' && i + 1 < n && s.charAt(i + 1) == '/') {
-        out = flush(out, s, copied, i);
-        i = lineCommentEnd(s, i);
-        copied = i;
+        int end = lineCommentEnd(s, i);
+        edit.drop(i, end);
+        i = end;
       } else if (c == '/' && i + 1 < n && s.charAt(i + 1) == '*') {
         int end = text.blockCommentEnd(i);
         if (end > 0) {
-          out = flush(out, s, copied, i);
+          edit.drop(i, end);
           i = end;
-          copied = i;
         } else {
           i++;
         }
@@ -106,19 +131,13 @@ public final class ExactJson extends GenericUDF {
         i++;
       }
     }
-    if (out == null) {
-      return s;
-    }
-    out.append(s, copied, n);
-    return out.toString();
+    return edit.done();
   }
 
-  /** Pass 2: quote the bare numbers after {@code :}, {@code [} or {@code ,}. */
-  public static String quoteNumbers(String s) {
+  private static Edit quoteNumbers(Edit edit) {
+    String s = edit.input;
     Text text = new Text(s);
     int n = s.length();
-    StringBuilder out = null;
-    int copied = 0;
     int i = 0;
     while (i < n) {
       char c = s.charAt(i);
@@ -136,11 +155,8 @@ public final class ExactJson extends GenericUDF {
           while (end < n && isNumberChar(s.charAt(end))) {
             end++;
           }
-          if (out == null) {
-            out = new StringBuilder(n + 16);
-          }
-          out.append(s, copied, start).append('"').append(s, start, end).append('"');
-          copied = end;
+          edit.insert(start, '"', i);
+          edit.insert(end, '"', i);
           i = end;
         } else {
           i++;
@@ -149,18 +165,86 @@ public final class ExactJson extends GenericUDF {
         i++;
       }
     }
-    if (out == null) {
-      return s;
-    }
-    out.append(s, copied, n);
-    return out.toString();
+    return edit.done();
   }
 
-  private static StringBuilder flush(StringBuilder out, String s, int from, int to) {
-    if (out == null) {
-      out = new StringBuilder(s.length());
+  /**
+   * One pass's output: its input with spans dropped and characters inserted, built only at the
+   * first change (a text that needs none is returned as it is); with {@code tracked}, also the
+   * index in the input that each output character comes from.
+   */
+  static final class Edit {
+    private final String input;
+    private final boolean tracked;
+    private StringBuilder out; // null until the first change
+    private int[] origin; // tracked only: origin[k] is the input index of output character k
+    private int size;
+    private int copied; // input[copied, ...) is still to be appended
+    private String text;
+
+    Edit(String input, boolean tracked) {
+      this.input = input;
+      this.tracked = tracked;
     }
-    return out.append(s, from, to);
+
+    /** Drop input[from, to). */
+    void drop(int from, int to) {
+      copyTo(from);
+      copied = to;
+    }
+
+    /** Insert {@code c} before input[at], as if it came from input[from]. */
+    void insert(int at, char c, int from) {
+      copyTo(at);
+      out.append(c);
+      if (tracked) {
+        grow(1);
+        origin[size++] = from;
+      }
+    }
+
+    private void copyTo(int to) {
+      if (out == null) {
+        out = new StringBuilder(input.length() + 16);
+        if (tracked) {
+          origin = new int[input.length() + 16];
+        }
+      }
+      out.append(input, copied, to);
+      if (tracked) {
+        grow(to - copied);
+        for (int k = copied; k < to; k++) {
+          origin[size++] = k;
+        }
+      }
+      copied = to;
+    }
+
+    private void grow(int more) {
+      if (size + more > origin.length) {
+        origin = Arrays.copyOf(origin, Math.max(origin.length * 2, size + more));
+      }
+    }
+
+    Edit done() {
+      if (out == null) {
+        text = input;
+      } else {
+        copyTo(input.length());
+        text = out.toString();
+      }
+      return this;
+    }
+
+    /** The output (after {@link #done}). */
+    String text() {
+      return text;
+    }
+
+    /** The input index that output character {@code k} comes from (after {@link #done}). */
+    int origin(int k) {
+      return out == null ? k : origin[k];
+    }
   }
 
   /** One text and what its scan has learnt about it, so that no opening reads the rest again. */
