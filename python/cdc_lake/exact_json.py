@@ -1,5 +1,5 @@
 """The JSON normalization of macros/staging/cdc_exact_json.sql, why a message does not parse, and
-why bytes are not UTF-8 (the landing's reason for them).
+why bytes are not UTF-8: in Python, the reference of the JVM functions that do this work.
 
 Staging parses every message with `from_json` after `cdc_exact_json` (drop comments and trailing
 commas, quote bare numbers), and for the messages that fail, the JVM function `cdc_json_error`
@@ -24,12 +24,8 @@ import sys
 from array import array
 from itertools import accumulate
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from cdc_lake.sql import sql_string
-
-if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
 
 STRIP_PATTERN = r'("(?:[^"\\]++|\\.)*+")|,(?:\s++|//[^\n]*+|/\*(?s:.*?)\*/)*+([}\]])|//[^\n]*+|/\*(?s:.*?)\*/'
 """Pass 1: keep string literals ($1); drop a comma before } or ] (keep the bracket, $2), also
@@ -45,9 +41,6 @@ MAX_NESTING_DEPTH = 1000
 MAX_STRING_LENGTH = 20_000_000
 """... and strings longer than this (characters)."""
 
-FUNCTION = "cdc_exact_json"
-"""The name under which `create_function` registers the JVM function in a Spark session."""
-FUNCTION_CLASS = "io.cdclake.spark.ExactJson"
 
 _STRING_BODY = re.compile(r'(?:[^"\\]++|\\[^\n\r\x85\u2028\u2029])*+')
 """The inside of a string literal as Java reads `(?:[^"\\]++|\\.)*+`: its `.` matches no line terminator
@@ -71,12 +64,6 @@ def normalize_sql(text_sql: str) -> str:
         f"regexp_replace({text_sql}, {sql_string(STRIP_PATTERN)}, {sql_string(STRIP_REPLACEMENT)})"
     )
     return f"regexp_replace({inner}, {sql_string(QUOTE_PATTERN)}, {sql_string(QUOTE_REPLACEMENT)})"
-
-
-def create_function(spark: "SparkSession") -> None:
-    """Create the JVM function cdc_exact_json as a temporary function of `spark` (every session of
-    the project has its jar in spark.jars)."""
-    spark.sql(f"create or replace temporary function {FUNCTION} as '{FUNCTION_CLASS}'")
 
 
 class _Text:
@@ -243,7 +230,8 @@ def explain(text: str | None) -> str | None:
 
 
 def explain_utf8(data: bytes | None) -> str | None:
-    """Why `data` is not UTF-8 text, or None if it is."""
+    """Why `data` is not UTF-8 text, or None if it is: the JVM function cdc_utf8_error, which the
+    landing runs on text that is not UTF-8, in Python (the tests compare the two)."""
     if data is None:
         return None
     try:

@@ -81,12 +81,10 @@ RAW_COLUMNS = (
     # the headers of a Kafka record (read from a broker, or a dump's `headers` column); null for other inputs
     f"kafka_headers {KAFKA_HEADERS_TYPE}",
 )
-EXPLAIN_ON_DRIVER_MAX_MESSAGES = 10_000
-"""The messages of a landing of text files that are not UTF-8 are explained in this process (after
-a first pass finds them) when there are at most this many; with more, every message goes through
-the explaining pandas UDF in the write, as for other inputs."""
-EXPLAIN_ON_DRIVER_MAX_BYTES = 64 << 20
-"""... and when they hold at most this many bytes."""
+UTF8_ERROR_FUNCTION = "cdc_utf8_error"
+"""The JVM function (python/cdc_lake/jvm/src/io/cdclake/spark/Utf8Error.java) that says why bytes
+are not UTF-8; exact_json.explain_utf8 is the same in Python."""
+UTF8_ERROR_CLASS = "io.cdclake.spark.Utf8Error"
 LANDINGS_COLUMNS = (
     "landing_seq bigint",
     "landing_id string",
@@ -531,26 +529,6 @@ def _remove_uncommitted_partitions(
             fs.delete(status.getPath(), True)
 
 
-@dataclass(frozen=True)
-class Undecodable:
-    """A message of a text file that is not UTF-8, found and explained before the write."""
-
-    source_hash: str
-    message_index: int
-    reason: str | None
-    """Where the bytes stop being UTF-8."""
-
-
-@dataclass(frozen=True)
-class TextScan:
-    """What the first pass over a landing's text files found (`_scan_text_inputs`)."""
-
-    offsets: dict[str, dict[int, int]]
-    """Per file (by source_hash): Spark partition id -> lines of the file before that partition."""
-    undecodable: list[Undecodable] | None
-    """Every message that is not UTF-8, explained; None when the write must check the messages."""
-
-
 def _lines(spark: "SparkSession", path: Path) -> "DataFrame":
     """Every line of a text file, blank ones too, with its Spark partition (_pid), its position
     in that partition (_rip), as read (both passes over a file number its lines the same way), and
@@ -590,88 +568,29 @@ def _lines(spark: "SparkSession", path: Path) -> "DataFrame":
 
 
 def _scan_text_inputs(
-    spark: "SparkSession", items: Sequence[LandingInput], *, check: bool, say: Callable[[str], None]
-) -> TextScan:
-    """The first pass over the text files of a landing, one Spark job for all of them.
+    spark: "SparkSession", items: Sequence[LandingInput], *, say: Callable[[str], None]
+) -> dict[str, dict[int, int]]:
+    """The first pass over the text files of a landing, one Spark job for all of them: it counts
+    each partition's lines, so that the write numbers lines without a single-partition sort. Per
+    file (by source_hash): Spark partition id -> lines of the file before that partition.
 
-    It counts each partition's lines, so that the write numbers lines without a single-partition
-    sort. With `check` (a landing of text files only) it also counts the lines that are not UTF-8
-    (see `_lines`), which would otherwise be explained in the write by a Python UDF that Spark
-    feeds every row: here they are counted, then fetched and explained from their bytes in this
-    process. Whether a message is JSON is not checked: staging parses every message anyway, and
-    explains the ones that fail (`cdc_parse_failure_reason`).
-    """
-    from pyspark.sql import functions as F
-
-    checked = _checked_lines(spark, items)
-    aggregates = [F.count(F.lit(1)).alias("lines")]
-    if check:
-        bad_rip = F.when(F.col("_bad"), F.col("_rip"))
-        aggregates += [
-            F.count_if("_bad").alias("bad"),
-            F.sum(F.when(F.col("_bad"), F.octet_length("message_text"))).alias("bad_bytes"),
-            F.min(bad_rip).alias("first_bad"),
-            F.max(bad_rip).alias("last_bad"),
-        ]
-    with _Progress(spark, say):
-        groups = checked.groupBy("_input", "_pid").agg(*aggregates).collect()
-    offsets: dict[str, dict[int, int]] = {item.source_hash: {} for item in items}
-    running = {item.source_hash: 0 for item in items}
-    for row in sorted(groups, key=lambda r: (r["_input"], r["_pid"])):
-        source_hash = items[row["_input"]].source_hash
-        offsets[source_hash][row["_pid"]] = running[source_hash]
-        running[source_hash] += row["lines"]
-    if not check:
-        return TextScan(offsets, None)
-    bad = [r for r in groups if r["bad"]]
-    if sum(r["bad"] for r in bad) > EXPLAIN_ON_DRIVER_MAX_MESSAGES or sum(
-        r["bad_bytes"] or 0 for r in bad
-    ) > EXPLAIN_ON_DRIVER_MAX_BYTES:
-        return TextScan(offsets, None)
-    return TextScan(offsets, _explain_undecodable(spark, checked, bad, items, offsets, say) if bad else [])
-
-
-def _checked_lines(spark: "SparkSession", items: Sequence[LandingInput]) -> "DataFrame":
-    """The lines of all `items` (_input: the index in `items`) with _bad: the line is a message
-    (not blank) that is not UTF-8."""
+    Nothing else is checked here: the write finds the lines that are not UTF-8 (and explains those
+    only), and staging finds the messages that are not JSON (`cdc_parse_failure_reason`)."""
     from pyspark.sql import functions as F
 
     frames = [_lines(spark, item.path).withColumn("_input", F.lit(i)) for i, item in enumerate(items)]
     lines = frames[0]
     for other in frames[1:]:
         lines = lines.unionByName(other)
-    message = F.trim("message_text") != ""
-    return lines.withColumn("_bad", message & ~F.col("_is_utf8"))
-
-
-def _explain_undecodable(
-    spark: "SparkSession",
-    checked: "DataFrame",
-    groups: Sequence["Row"],
-    items: Sequence[LandingInput],
-    offsets: dict[str, dict[int, int]],
-    say: Callable[[str], None],
-) -> list[Undecodable]:
-    """Fetch the few messages that are not UTF-8 and explain them here, as the UDF would. Only the
-    partitions that hold them, between the first and the last, are checked again."""
-    from pyspark.sql import functions as F
-
-    from cdc_lake.exact_json import explain_utf8
-
-    where = " or ".join(
-        f"(_input = {g['_input']} and _pid = {g['_pid']} and _rip between {g['first_bad']} and {g['last_bad']})"
-        for g in groups
-    )
     with _Progress(spark, say):
-        found = checked.where(F.expr(where) & F.col("_bad"))
-        # the line's bytes (Python would get its text with U+FFFD in it)
-        rows = found.select("_input", "_pid", "_rip", F.col("message_text").cast("binary").alias("_bytes")).collect()
-    undecodable = []
-    for row in rows:
+        groups = lines.groupBy("_input", "_pid").count().collect()
+    offsets: dict[str, dict[int, int]] = {item.source_hash: {} for item in items}
+    running = {item.source_hash: 0 for item in items}
+    for row in sorted(groups, key=lambda r: (r["_input"], r["_pid"])):
         source_hash = items[row["_input"]].source_hash
-        index = offsets[source_hash][row["_pid"]] + row["_rip"] + 1
-        undecodable.append(Undecodable(source_hash, index, explain_utf8(bytes(row["_bytes"]))))
-    return undecodable
+        offsets[source_hash][row["_pid"]] = running[source_hash]
+        running[source_hash] += row["count"]
+    return offsets
 
 
 def _spark_path(path: Path) -> str:
@@ -848,82 +767,31 @@ def _resolve_formats(df: "DataFrame", format_id: str, *, decode_bytes: bool = Tr
     )
 
 
-def _with_utf8_check(df: "DataFrame", undecodable: Sequence[Undecodable] | None = None) -> "DataFrame":
+def _with_utf8_check(df: "DataFrame") -> "DataFrame":
     """Mark text that is not UTF-8 as undecodable: it keeps its bytes and no text, and decode_error
-    says where the bytes stop being UTF-8. parse_error is null: whether a message is JSON is not
-    checked here (staging parses every message, and explains the ones that fail).
-
-    `undecodable`, from the first pass over a landing of text files, are every message that is not
-    UTF-8, already explained: the write then checks nothing and no row goes through Python. Without
-    them (Kafka dumps, binary folders, requeues) the check runs here and a pandas UDF explains the
-    rows that fail; Spark ships every row to a Python UDF, so this is the costlier way."""
+    says where the bytes stop being UTF-8 (the JVM function UTF8_ERROR_FUNCTION, called for those
+    messages only). parse_error is null: whether a message is JSON is not checked here (staging
+    parses every message, and explains the ones that fail)."""
     from pyspark.sql import functions as F
 
-    df = _checked_in_spark(df) if undecodable is None else _checked_before(df, undecodable)
-    return df.withColumn(
-        "decode_error", F.when(F.col("_bad_utf8"), F.col("_why")).otherwise(F.col("decode_error"))
-    ).withColumn("parse_error", F.lit(None).cast("string"))
-
-
-def _undecodable(df: "DataFrame") -> "DataFrame":
-    """Text that is not UTF-8 (_bad_utf8) keeps its bytes, and no text."""
-    from pyspark.sql import functions as F
-
-    df = df.withColumn(
-        "message_bytes",
-        F.when(
-            F.col("_bad_utf8"), F.coalesce(F.col("message_bytes"), F.col("message_text").cast("binary"))
-        ).otherwise(F.col("message_bytes")),
+    df.sparkSession.sql(f"create or replace temporary function {UTF8_ERROR_FUNCTION} as '{UTF8_ERROR_CLASS}'")
+    df = df.withColumn("_bad_utf8", F.col("message_text").isNotNull() & ~F.expr("is_valid_utf8(message_text)"))
+    bad = F.col("_bad_utf8")
+    return (
+        df.withColumn(
+            "message_bytes",
+            F.when(bad, F.coalesce(F.col("message_bytes"), F.col("message_text").cast("binary"))).otherwise(
+                F.col("message_bytes")
+            ),
+        )
+        .withColumn(
+            "decode_error",
+            F.when(bad, F.expr(f"{UTF8_ERROR_FUNCTION}(message_bytes)")).otherwise(F.col("decode_error")),
+        )
+        .withColumn("message_text", F.when(bad, F.lit(None).cast("string")).otherwise(F.col("message_text")))
+        .withColumn("parse_error", F.lit(None).cast("string"))
+        .drop("_bad_utf8")
     )
-    return df.withColumn(
-        "message_text", F.when(F.col("_bad_utf8"), F.lit(None).cast("string")).otherwise(F.col("message_text"))
-    )
-
-
-def _checked_in_spark(df: "DataFrame") -> "DataFrame":
-    """_bad_utf8 and the reason (_why) for every row, the reason from a pandas UDF."""
-    from pyspark.sql import functions as F
-    from pyspark.sql.functions import pandas_udf
-
-    import pandas as pd
-
-    def explain_batch(payloads):  # type: ignore[no-untyped-def]
-        return _explain_series(payloads)
-
-    # real (not string) annotations: pandas_udf infers the UDF kind from them
-    explain_batch.__annotations__ = {"payloads": pd.Series, "return": pd.Series}
-    explain_udf = pandas_udf(explain_batch, "string").asNondeterministic()  # type: ignore[call-overload]
-    bad_utf8 = F.col("message_text").isNotNull() & ~F.expr("is_valid_utf8(message_text)")
-    df = _undecodable(df.withColumn("_bad_utf8", bad_utf8))
-    return df.withColumn("_why", explain_udf(F.when(F.col("_bad_utf8"), F.col("message_bytes"))))
-
-
-def _checked_before(df: "DataFrame", undecodable: Sequence[Undecodable]) -> "DataFrame":
-    """_bad_utf8 and _why from the messages the first pass found not UTF-8, joined to the messages
-    (by source_hash and message_index) by broadcast; with none, constants that Spark folds away."""
-    from pyspark.sql import functions as F
-
-    if not undecodable:
-        return df.withColumn("_bad_utf8", F.lit(False)).withColumn("_why", F.lit(None).cast("string"))
-    known = df.sparkSession.createDataFrame(
-        [(u.source_hash, u.message_index, True, u.reason) for u in undecodable],
-        "source_hash string, message_index long, _bad_utf8 boolean, _why string",
-    )
-    df = df.join(F.broadcast(known), ["source_hash", "message_index"], "left")
-    return _undecodable(df.withColumn("_bad_utf8", F.coalesce(F.col("_bad_utf8"), F.lit(False))))
-
-
-def _explain_series(payloads: "pd.Series") -> "pd.Series":
-    """The pandas UDF body: where each message's bytes stop being UTF-8 (None for good rows)."""
-    import pandas as pd
-
-    from cdc_lake.exact_json import explain_utf8
-
-    reasons = [
-        explain_utf8(bytes(payload)) if isinstance(payload, (bytes, bytearray, memoryview)) else None
-        for payload in payloads
-    ]
-    return pd.Series(reasons, dtype=object)
 
 
 def write_landing(
@@ -941,15 +809,14 @@ def write_landing(
     before_commit: Callable[[], None] | None = None,
     say: Callable[[str], None] = print,
     decode_bytes: bool = True,
-    undecodable: Sequence[Undecodable] | None = None,
     notes: Sequence[str] = (),
     lost_offsets: Sequence[tuple[str, int, int, int]] = (),
 ) -> None:
     """Write the messages of `df` as landing `report.landing_seq` and commit it.
 
     `df` has message_id, source_uri, source_hash, the kafka_* columns, message_index, message_text
-    and message_bytes as read. Formats are resolved (and binary messages decoded), the UTF-8 check
-    runs (or `undecodable` says which messages fail it, see `_with_utf8_check`), the rows are
+    and message_bytes as read. Formats are resolved (and binary messages decoded), text that is not
+    UTF-8 is kept as bytes (`_with_utf8_check`), the rows are
     written, `before_commit` runs, and the row in `landings` commits it all. A failure before the
     commit leaves nothing visible (and the next `land` removes the partition).
     """
@@ -960,7 +827,7 @@ def write_landing(
         df = df.withColumn("is_kafka_offset_reused", F.lit(False))
     if "kafka_headers" not in df.columns:
         df = df.withColumn("kafka_headers", F.lit(None).cast(KAFKA_HEADERS_TYPE))
-    df = _with_utf8_check(_resolve_formats(df, format_id, decode_bytes=decode_bytes), undecodable)
+    df = _with_utf8_check(_resolve_formats(df, format_id, decode_bytes=decode_bytes))
     # message_text is UTF-8 here (text that is not has been moved to message_bytes), so its bytes
     # are what encode(message_text, 'UTF-8') gives, without decoding and encoding every message.
     content = F.coalesce(F.col("message_bytes"), F.col("message_text").cast("binary"))
@@ -1105,12 +972,10 @@ def land(
     report.landing_seq = landing_seq
 
     texts = [item for item in todo if item.kind == "text"]
-    scan = TextScan({}, None)
-    if texts:
-        scan = _scan_text_inputs(spark, texts, check=len(texts) == len(todo), say=say)
+    offsets = _scan_text_inputs(spark, texts, say=say) if texts else {}
     frames = []
     for position, item in enumerate(todo):
-        df = _read_input(spark, item, scan.offsets.get(item.source_hash)).withColumn(
+        df = _read_input(spark, item, offsets.get(item.source_hash)).withColumn(
             "source_uri", F.lit(str(item.path))
         ).withColumn("source_hash", F.lit(item.source_hash)).withColumn("_input", F.lit(position))
         frames.append(df)
@@ -1135,7 +1000,6 @@ def land(
         # bytes to decode come only from Kafka dumps and binary folders, in a binary format or auto
         decode_bytes=(format_id == AUTO or format_id in BINARY_FORMAT_IDS)
         and any(item.kind != "text" for item in todo),
-        undecodable=scan.undecodable,
     )
     for item in todo:
         say(f"{item.path}: {report.landed.get(str(item.path), 0)} message(s) landed")

@@ -1,6 +1,7 @@
 """The JVM function cdc_exact_json (python/cdc_lake/jvm/) gives, for every text, exactly what the
 macro's two regular expressions give (cdc_exact_json_regex, mirrored in exact_json.normalize_sql),
-which Databricks still runs; cdc_json_error gives what exact_json.explain gives;
+which Databricks still runs; cdc_json_error and cdc_utf8_error give what exact_json.explain and
+explain_utf8 give;
 cdc_detector_tokens gives what formats.detector_tokens_sql gives. Checked in Spark on every fixture
 and on random JSON-like texts built to hit the corner cases: unterminated strings and comments,
 escapes before line terminators, trailing commas with comments, signs, exponents, non-ASCII and
@@ -125,6 +126,27 @@ def test_jvm_json_error_equals_explain(lake):
     reasons = [r.reason for r in rows if r.reason is not None]
     assert len(reasons) > 15_000 and len(rows) - len(reasons) > 1_000  # both kinds, many of each
     assert len({reason.split(": ", 1)[-1] for reason in reasons}) >= 8  # many kinds of error
+
+
+def test_jvm_utf8_error_equals_explain_utf8(lake):
+    """cdc_utf8_error, the landing's reason for text that is not UTF-8, gives what
+    exact_json.explain_utf8 (Python's decoder) gives, on random bytes rich in the bytes that start,
+    continue, or cannot be in a sequence."""
+    spark = lake.spark
+    spark.sql("create or replace temporary function test_cdc_utf8_error as 'io.cdclake.spark.Utf8Error'")
+    rng = random.Random(20261129)
+    edges = [0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xED, 0xEF,
+             0xF0, 0xF4, 0xF5, 0xFF]
+    data = [
+        bytes(rng.choice(edges) if rng.random() < 0.7 else rng.randrange(256) for _ in range(rng.randint(0, 8)))
+        for _ in range(30_000)
+    ] + ["é第🚀".encode(), None]
+    frame = spark.createDataFrame([(i, d) for i, d in enumerate(data)], "i int, data binary")
+    rows = frame.selectExpr("i", "test_cdc_utf8_error(data) as reason").collect()
+    differences = [(data[r.i], r.reason, exact_json.explain_utf8(data[r.i])) for r in rows]
+    assert [d for d in differences if d[1] != d[2]][:5] == []
+    reasons = {r.reason.rsplit(": ", 1)[-1] for r in rows if r.reason}
+    assert reasons == {"invalid start byte", "invalid continuation byte", "unexpected end of data"}
 
 
 def test_jvm_sources_name_the_regular_expressions():

@@ -1,10 +1,8 @@
 """Landing text files, row by row, against a reference written in Python: line numbers across many
 Spark partitions, carriage returns, blank lines, bytes that are not UTF-8 and their reasons, the
 hash and the detected format; messages that are not JSON land as they are, without a reason
-(staging explains them). Text files are checked for UTF-8 in a first pass and the few failures
-explained in the driver; with more failures than that allows, the write explains them with the
-pandas UDF: both ways must land the same rows. A Kafka dump's value column of type string must land
-as one of type binary holding the same bytes."""
+(staging explains them). A Kafka dump's value column of type string must land as one of type
+binary holding the same bytes."""
 
 from __future__ import annotations
 
@@ -128,27 +126,12 @@ def test_the_files_hold_what_the_tests_need(files):
     assert files[0].stat().st_size > 10 * 1500
 
 
-def test_text_landing_matches_the_reference(lake, files, small_splits, monkeypatch):
-    def no_udf(df):
-        pytest.fail("the failures of a text landing this small are explained in the driver")
-
-    monkeypatch.setattr(land_module, "_checked_in_spark", no_udf)
-    lake.scenario("land_text_driver")
+def test_text_landing_matches_the_reference(lake, files, small_splits):
+    lake.scenario("land_text")
     report = lake.land(files, "auto")
     assert report.landed == {str(f): len(expected_rows(f)) for f in files}
     for path in files:
         assert landed(lake, path) == expected_rows(path)
-
-
-def test_many_failures_are_explained_by_the_udf_with_the_same_result(lake, files, small_splits, monkeypatch):
-    monkeypatch.setattr(land_module, "EXPLAIN_ON_DRIVER_MAX_MESSAGES", 3)
-    calls = []
-    checked_in_spark = land_module._checked_in_spark
-    monkeypatch.setattr(land_module, "_checked_in_spark", lambda df: calls.append(1) or checked_in_spark(df))
-    lake.scenario("land_text_udf")
-    lake.land(files[:1], "auto")
-    assert landed(lake, files[0]) == expected_rows(files[0])
-    assert calls == [1]
 
 
 def test_a_file_without_a_failure_and_an_empty_file(lake, tmp_path):

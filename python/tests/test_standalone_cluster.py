@@ -106,7 +106,6 @@ def canonical(tables: dict[str, list[str]]) -> dict[str, list[str]]:
 READER = """
 import json, os, sys
 from pyspark.sql import functions as F
-from cdc_lake.exact_json import FUNCTION, create_function
 from cdc_lake.spark import get_spark
 
 queries = json.loads(sys.argv[1])
@@ -117,11 +116,11 @@ def where_python_ran(text):
     import cdc_lake.exact_json
     return os.getcwd() + "|" + str(cdc_lake.exact_json.explain(text))
 
-create_function(spark)
+spark.sql("create or replace temporary function cdc_exact_json as 'io.cdclake.spark.ExactJson'")
 raw = spark.table(os.environ["CDC_LAKE_RAW_SCHEMA"] + ".raw_messages").where("message_text is not null")
 tasks = (
     raw.repartition(8)
-    .select(F.udf(where_python_ran)("message_text").alias("python"), F.expr(f"{FUNCTION}(message_text)").alias("jvm"))
+    .select(F.udf(where_python_ran)("message_text").alias("python"), F.expr("cdc_exact_json(message_text)").alias("jvm"))
     .collect()
 )
 out["tasks"] = [row.python.split("|", 1)[0] for row in tasks]
