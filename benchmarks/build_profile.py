@@ -24,6 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from scratch_lake import lake_env
+
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = "build_profile"
 BUILD = ["build", "--exclude-resource-type", "unit_test"]
@@ -66,15 +68,7 @@ def main() -> int:
     parser.add_argument("--top", type=int, default=8, help="rules printed per build (default 8)")
     parser.add_argument("--nodes", type=int, default=0, help="slowest nodes printed per build (default 0)")
     args = parser.parse_args()
-    root = Path(tempfile.mkdtemp(prefix="cdc-lake-build-profile-"))
-    os.environ.update(
-        CDC_LAKE_WAREHOUSE=str(root / "warehouse"),
-        CDC_LAKE_METASTORE=str(root / "metastore_db"),
-        CDC_LAKE_DBT_STATE=str(root / "dbt"),
-        CDC_LAKE_SCHEMA=SCHEMA,
-        CDC_LAKE_RAW_SCHEMA=f"{SCHEMA}_raw",
-        DBT_PROFILES_DIR=str(ROOT / "profiles"),
-    )
+    os.environ.update(lake_env(Path(tempfile.mkdtemp(prefix="cdc-lake-build-profile-")), SCHEMA))
     sys.path.insert(0, str(ROOT / "python"))
     from cdc_lake.dbt import run_dbt
     from cdc_lake.land import land

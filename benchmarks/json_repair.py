@@ -40,6 +40,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
+from scratch_lake import lake_env  # noqa: E402
 IMPLEMENTATIONS = ["explain", "python re", "jvm", "spark regex", "json error"]
 PYTHON_IMPLEMENTATIONS = ["explain", "python re"]
 
@@ -83,9 +84,7 @@ def _spark_functions() -> dict[str, Callable[[str], object]]:
     from cdc_lake import exact_json
     from cdc_lake.spark import get_spark
 
-    scratch = tempfile.mkdtemp(prefix="json_repair_")  # the session's warehouse and metastore
-    os.environ.setdefault("CDC_LAKE_WAREHOUSE", f"{scratch}/warehouse")
-    os.environ.setdefault("CDC_LAKE_METASTORE", f"{scratch}/metastore_db")
+    os.environ.update(lake_env(Path(tempfile.mkdtemp(prefix="json_repair_")), "json_repair"))
     spark = get_spark()
     spark.sql("create or replace temporary function bench_exact_json as 'io.cdclake.spark.ExactJson'")
     spark.sql("create or replace temporary function bench_json_error as 'io.cdclake.spark.JsonError'")
@@ -163,7 +162,7 @@ def land(sizes: list[int], families: list[str]) -> None:
         with tempfile.TemporaryDirectory() as folder:
             path = Path(folder) / "message.jsonl"
             path.write_text(text + "\n", encoding="utf-8")
-            env = dict(os.environ, CDC_LAKE_WAREHOUSE=f"{folder}/warehouse", CDC_LAKE_METASTORE=f"{folder}/metastore_db")
+            env = lake_env(Path(folder), "json_repair")
             command = [str(ROOT / ".venv" / "bin" / "cdc-lake"), "land", "--format", "canal_json", str(path)]
             start = time.perf_counter()
             process = subprocess.Popen(command, cwd=folder, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -48,6 +48,7 @@ PROJECT_DIR = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import generate  # noqa: E402  (benchmarks/generate.py)
+from scratch_lake import lake_env  # noqa: E402
 
 VENV_BIN = PROJECT_DIR / ".venv" / "bin"
 BASELINE_FORMATS = ["canal_json", "debezium_json"]
@@ -189,18 +190,6 @@ def land_formats(name: str, files: dict[str, Path], env: dict[str, str], log_pat
     format, a landing per format, in one process (as a user who knows the formats runs it)."""
     groups = [arg for format_id, path in files.items() for arg in ("--format", format_id, str(path))]
     return measure(name, [str(VENV_BIN / "cdc-lake"), "land", *groups], env, log_path, interval)
-
-
-def lake_env(base_env: dict[str, str], lake: Path) -> dict[str, str]:
-    env = dict(base_env)
-    env.update(
-        CDC_LAKE_WAREHOUSE=str(lake / "warehouse"),
-        CDC_LAKE_METASTORE=str(lake / "metastore_db"),
-        CDC_LAKE_SCHEMA="cdc_bench",
-        CDC_LAKE_RAW_SCHEMA="cdc_bench_raw",
-        DBT_PROFILES_DIR=str(PROJECT_DIR / "profiles"),
-    )
-    return env
 
 
 def dbt_command(lake: Path) -> list[str]:
@@ -468,13 +457,13 @@ def main(argv: list[str] | None = None) -> int:
         steps[auto_name] = measure(
             auto_name,
             [str(VENV_BIN / "cdc-lake"), "land", "--format", "auto", *map(str, files.values())],
-            lake_env(base_env, auto_lake),
+            lake_env(auto_lake, "cdc_bench", base_env),
             out / "logs" / f"{name}-b-land-auto.log",
             args.sample_interval,
         )
         shutil.rmtree(auto_lake)
         fresh_folder(lake)
-        env = lake_env(base_env, lake)
+        env = lake_env(lake, "cdc_bench", base_env)
         rounds = [("(b)", "base", "live_rows_base", manifests[name]["base_messages"])]
         rounds += [
             (f"(c{n})", f"increment-{n}", f"live_rows_{n}", manifests[name]["increment_messages"][n - 1])

@@ -22,6 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from scratch_lake import lake_env
+
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 MODES = {"compiled": 0, "interpreted": 10**12}
@@ -44,14 +46,7 @@ def build_once(groups: list[str], mode: str) -> tuple[float, str]:
     """Land `groups` into a new lake, then time a first `dbt build` in `mode`; the build's wall
     seconds and dbt's closing line."""
     root = Path(tempfile.mkdtemp(prefix="cdc-lake-build-modes-"))
-    env = {
-        **os.environ,
-        "CDC_LAKE_WAREHOUSE": str(root / "warehouse"),
-        "CDC_LAKE_METASTORE": str(root / "metastore_db"),
-        "CDC_LAKE_SCHEMA": "build_modes",
-        "CDC_LAKE_RAW_SCHEMA": "build_modes_raw",
-        "DBT_PROFILES_DIR": str(ROOT / "profiles"),
-    }
+    env = lake_env(root, "build_modes")
     env.pop("CDC_LAKE_SPARK_CONF", None)  # the hook decides
     try:
         subprocess.run([str(BIN / "cdc-lake"), "land", *groups], cwd=ROOT, env=env, check=True,

@@ -22,6 +22,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Callable
 
+from scratch_lake import lake_env
+
 ROOT = Path(__file__).resolve().parent.parent
 STEPS = ("ensure_tables", "_drop_uncommitted", "next_landing", "_scan_text_inputs", "write_landing")
 
@@ -30,13 +32,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=2, help="times the 13 samples are landed (default 2)")
     args = parser.parse_args()
-    root = Path(tempfile.mkdtemp(prefix="cdc-lake-small-landing-"))
-    os.environ.update(
-        CDC_LAKE_WAREHOUSE=str(root / "warehouse"),
-        CDC_LAKE_METASTORE=str(root / "metastore_db"),
-        CDC_LAKE_SCHEMA="small_landing",
-        CDC_LAKE_RAW_SCHEMA="small_landing_raw",
-    )
+    os.environ.update(lake_env(Path(tempfile.mkdtemp(prefix="cdc-lake-small-landing-")), "small_landing"))
     sys.path.insert(0, str(ROOT / "python"))
     from cdc_lake import land as landing
     from cdc_lake.demo import sample_inputs

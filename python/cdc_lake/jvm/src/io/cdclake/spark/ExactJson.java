@@ -2,12 +2,6 @@ package io.cdclake.spark;
 
 import java.util.Arrays;
 import org.apache.hadoop.hive.ql.exec.Description;
-import org.apache.hadoop.hive.ql.exec.UDFArgumentException;
-import org.apache.hadoop.hive.ql.metadata.HiveException;
-import org.apache.hadoop.hive.ql.udf.generic.GenericUDF;
-import org.apache.hadoop.hive.serde2.objectinspector.ObjectInspector;
-import org.apache.hadoop.hive.serde2.objectinspector.primitive.PrimitiveObjectInspectorFactory;
-import org.apache.hadoop.hive.serde2.objectinspector.primitive.StringObjectInspector;
 
 /**
  * The JSON normalization of the dbt macro {@code cdc_exact_json}, as one linear scan per pass
@@ -39,29 +33,21 @@ import org.apache.hadoop.hive.serde2.objectinspector.primitive.StringObjectInspe
 @Description(
     name = "cdc_exact_json",
     value = "_FUNC_(text) - text with comments and trailing commas dropped and bare numbers quoted")
-public final class ExactJson extends GenericUDF {
-
-  private transient StringObjectInspector input;
+public final class ExactJson extends TextFunction {
 
   @Override
-  public ObjectInspector initialize(ObjectInspector[] arguments) throws UDFArgumentException {
-    input = Arguments.oneString(arguments, "cdc_exact_json", "a JSON text");
-    return PrimitiveObjectInspectorFactory.javaStringObjectInspector;
+  String name() {
+    return "cdc_exact_json";
   }
 
   @Override
-  public Object evaluate(DeferredObject[] arguments) throws HiveException {
-    Object value = arguments[0].get();
-    if (value == null) {
-      return null;
-    }
-    String text = input.getPrimitiveJavaObject(value);
-    return text == null ? null : normalize(text);
+  String argument() {
+    return "a JSON text";
   }
 
   @Override
-  public String getDisplayString(String[] children) {
-    return "cdc_exact_json(" + children[0] + ")";
+  String apply(String text) {
+    return normalize(text);
   }
 
   /** Both passes. */

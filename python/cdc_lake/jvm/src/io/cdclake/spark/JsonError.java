@@ -1,12 +1,6 @@
 package io.cdclake.spark;
 
 import org.apache.hadoop.hive.ql.exec.Description;
-import org.apache.hadoop.hive.ql.exec.UDFArgumentException;
-import org.apache.hadoop.hive.ql.metadata.HiveException;
-import org.apache.hadoop.hive.ql.udf.generic.GenericUDF;
-import org.apache.hadoop.hive.serde2.objectinspector.ObjectInspector;
-import org.apache.hadoop.hive.serde2.objectinspector.primitive.PrimitiveObjectInspectorFactory;
-import org.apache.hadoop.hive.serde2.objectinspector.primitive.StringObjectInspector;
 
 /**
  * Why a message is not JSON as the staging models parse it, or null when it is: the quarantine
@@ -30,7 +24,7 @@ import org.apache.hadoop.hive.serde2.objectinspector.primitive.StringObjectInspe
 @Description(
     name = "cdc_json_error",
     value = "_FUNC_(text) - why text is not JSON as the staging models parse it, or null")
-public final class JsonError extends GenericUDF {
+public final class JsonError extends TextFunction {
 
   /** Spark's JSON reader (Jackson) rejects documents nested deeper than this. */
   static final int MAX_NESTING_DEPTH = 1000;
@@ -38,27 +32,19 @@ public final class JsonError extends GenericUDF {
   /** ... and strings longer than this (characters). */
   static final int MAX_STRING_LENGTH = 20_000_000;
 
-  private transient StringObjectInspector input;
-
   @Override
-  public ObjectInspector initialize(ObjectInspector[] arguments) throws UDFArgumentException {
-    input = Arguments.oneString(arguments, "cdc_json_error", "a message's text");
-    return PrimitiveObjectInspectorFactory.javaStringObjectInspector;
+  String name() {
+    return "cdc_json_error";
   }
 
   @Override
-  public Object evaluate(DeferredObject[] arguments) throws HiveException {
-    Object value = arguments[0].get();
-    if (value == null) {
-      return null;
-    }
-    String text = input.getPrimitiveJavaObject(value);
-    return text == null ? null : explain(text);
+  String argument() {
+    return "a message's text";
   }
 
   @Override
-  public String getDisplayString(String[] children) {
-    return "cdc_json_error(" + children[0] + ")";
+  String apply(String text) {
+    return explain(text);
   }
 
   /** Why {@code text} is not JSON as staging parses it, or null. */
