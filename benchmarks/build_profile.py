@@ -68,7 +68,8 @@ def main() -> int:
     parser.add_argument("--top", type=int, default=8, help="rules printed per build (default 8)")
     parser.add_argument("--nodes", type=int, default=0, help="slowest nodes printed per build (default 0)")
     args = parser.parse_args()
-    os.environ.update(lake_env(Path(tempfile.mkdtemp(prefix="cdc-lake-build-profile-")), SCHEMA))
+    root = Path(tempfile.mkdtemp(prefix="cdc-lake-build-profile-"))
+    os.environ.update(lake_env(root, SCHEMA))
     sys.path.insert(0, str(ROOT / "python"))
     from cdc_lake.dbt import run_dbt
     from cdc_lake.land import land

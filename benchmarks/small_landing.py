@@ -32,7 +32,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=2, help="times the 13 samples are landed (default 2)")
     args = parser.parse_args()
-    os.environ.update(lake_env(Path(tempfile.mkdtemp(prefix="cdc-lake-small-landing-")), "small_landing"))
+    root = Path(tempfile.mkdtemp(prefix="cdc-lake-small-landing-"))
+    os.environ.update(lake_env(root, "small_landing"))
     sys.path.insert(0, str(ROOT / "python"))
     from cdc_lake import land as landing
     from cdc_lake.demo import sample_inputs
