@@ -17,7 +17,7 @@
         from {{ source_relation }}
         where
             message_format = '{{ format_id }}'
-            and landing_seq in ({{ cdc_landings_with_format(landings_relation, format_id) }})
+            and {{ cdc_in_landings_with_format(landings_relation, format_id) }}
     ),
 
     normalized as (
@@ -119,15 +119,54 @@
 {% endmacro %}
 
 
-{% macro cdc_landings_with_format(landings_relation, format_id) %}
+{% macro cdc_in_landings_with_format(landings_relation, format_id) %}
     {#-
-        The committed landings that hold messages of `format_id` (a query of landing_seq): a staging
-        model reads only their partitions of the landing table, so a format with nothing new costs
-        next to nothing. A landing of an older cdc-lake (formats not recorded) may hold any format.
+        A condition on landing_seq: the committed landings that hold messages of `format_id`, so a
+        staging model reads only their partitions of the landing table and a format with nothing
+        new costs next to nothing. A landing of an older cdc-lake (formats not recorded) may hold
+        any format. The landings are literals (cdc_landing_seq_in) of the run's one snapshot
+        (cdc_committed_landings), so Spark prunes the partitions while planning; while dbt parses,
+        or before anything was landed, a subquery of `landings_relation`.
     -#}
-    select landing_seq
-    from {{ landings_relation }}
-    where formats is null or array_contains(formats, '{{ format_id }}')
+    {%- set landings = cdc_committed_landings(landings_relation) -%}
+    {%- if landings is none -%}
+        landing_seq in (
+            select landing_seq
+            from {{ landings_relation }}
+            where formats is null or array_contains(formats, '{{ format_id }}')
+        )
+    {%- else -%}
+        {%- set holding = [] -%}
+        {%- for landing_seq, formats in landings if formats is none or format_id in formats -%}
+            {%- do holding.append(landing_seq) -%}
+        {%- endfor -%}
+        {{ cdc_landing_seq_in(holding) }}
+    {%- endif -%}
+{% endmacro %}
+
+
+{% macro cdc_landing_seq_in(landing_seqs) %}
+    {#-
+        A condition that landing_seq is one of `landing_seqs` (integers), as literals: runs of three
+        or more consecutive landings as `between`, the rest in one `in` list; false for none.
+    -#}
+    {%- set ns = namespace(ranges=[], singles=[], start=none, last=none) -%}
+    {%- for landing_seq in (landing_seqs | unique | sort) + [none] -%}
+        {%- if ns.last is not none and (landing_seq is none or landing_seq != ns.last + 1) -%}
+            {%- if ns.last - ns.start >= 2 -%}
+                {%- do ns.ranges.append('landing_seq between ' ~ ns.start ~ ' and ' ~ ns.last) -%}
+            {%- else -%}
+                {%- set ns.singles = ns.singles + range(ns.start, ns.last + 1) | list -%}
+            {%- endif -%}
+            {%- set ns.start = none -%}
+        {%- endif -%}
+        {%- if ns.start is none -%}
+            {%- set ns.start = landing_seq -%}
+        {%- endif -%}
+        {%- set ns.last = landing_seq -%}
+    {%- endfor -%}
+    {%- set terms = ns.ranges + (['landing_seq in (' ~ ns.singles | join(', ') ~ ')'] if ns.singles else []) -%}
+    {{- '(' ~ terms | join(' or ') ~ ')' if terms else 'false' -}}
 {% endmacro %}
 
 

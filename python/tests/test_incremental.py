@@ -17,15 +17,18 @@ started from, int_cdc__history_versions is rebuilt whole.
 from __future__ import annotations
 
 import json
+import random
 import re
 import shutil
 from pathlib import Path
 from urllib.parse import urlparse
 
+import jinja2
 import pytest
 
 from conftest import UNREAD, write_jsonl, write_kafka_parquet
 
+PARSE_MACROS = Path(__file__).resolve().parents[2] / "macros" / "staging" / "cdc_parse_messages.sql"
 HISTORY_COLUMNS = (
     "source_database, source_table, primary_key, version_number, row, op, valid_from, valid_to, "
     "is_current, is_deleted, change_id, closed_in_landing"
@@ -253,16 +256,40 @@ def test_landings_record_their_formats(runs):
 
 def test_events_read_only_the_formats_of_new_landings(runs):
     """The fifth build's landing holds Canal messages only: int_cdc__events's query holds the Canal
-    staging model (ephemeral) and the unclaimed messages above its watermark, not the Debezium model
-    or those of formats never landed; the models after it read the stored events, no staging model."""
+    staging model (ephemeral), not the Debezium model or those of formats never landed, and reads no
+    unclaimed messages (no landing holds a format without a staging model); the Canal model reads
+    the Canal landings, named as literals (no subquery of the landings to run); the models after
+    it read the stored events, no staging model."""
     compiled = runs[9]
     events = compiled["int_cdc__events"]
-    assert "stg_canal_json__changes" in events and "stg_cdc_landing__unclaimed" in events
+    assert "stg_canal_json__changes" in events
     assert "stg_debezium_json__changes" not in events and "stg_oms_default__changes" not in events
     assert re.search(r"landing_seq > 6\b", events)
+    assert re.search(r"stg_cdc_landing__unclaimed\s+where false", events)
+    assert re.search(r"message_format = 'canal_json'\s+and \(landing_seq in \(1, 2, 4, 5, 7\)\)", events)
+    assert "array_contains(formats" not in events
     parsing_again = [name for name, code in compiled.items()
                      if name != "int_cdc__events" and re.search(r"\.stg_\w+__changes\b", code)]
     assert parsing_again == []
+
+
+def test_landing_condition_names_exactly_the_landings():
+    """cdc_landing_seq_in: runs of three or more landings as `between`, the others in a list, and
+    `false` for none; whatever the landings, the condition holds for them and no others."""
+    macros = jinja2.Environment(extensions=["jinja2.ext.do"]).from_string(PARSE_MACROS.read_text()).module
+    assert str(macros.cdc_landing_seq_in([])).strip() == "false"
+    assert str(macros.cdc_landing_seq_in([7, 2, 3, 4, 9, 10, 3])).strip() == (
+        "(landing_seq between 2 and 4 or landing_seq in (7, 9, 10))"
+    )
+    rng = random.Random(20261129)
+    for _ in range(300):
+        landings = rng.sample(range(1, 60), rng.randint(0, 40))
+        condition = str(macros.cdc_landing_seq_in(landings)).strip()
+        named = {n for low, high in re.findall(r"landing_seq between (\d+) and (\d+)", condition)
+                 for n in range(int(low), int(high) + 1)}
+        listed = re.search(r"landing_seq in \(([\d, ]+)\)", condition)
+        named |= {int(n) for n in listed.group(1).split(", ")} if listed else set()
+        assert sorted(named) == sorted(landings) and (condition == "false") == (not landings), condition
 
 
 def test_unchanged_views_are_left_as_they_are(runs):
