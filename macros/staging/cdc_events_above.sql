@@ -51,12 +51,14 @@
     {#-
         The committed landings, as a list of [landing_seq, formats] (formats none for a landing of
         an older cdc-lake, which did not record them), read once per run (cdc_run_cache), or none
-        while dbt parses and when `landings_relation` does not exist. One snapshot for the whole
-        run: the formats int_cdc__events reads and the landings each staging model reads agree,
-        even when a landing commits during the build (the next build reads it).
+        while dbt parses, when `landings_relation` does not exist, and in a unit test (its
+        landings are a fixture, which the query reads). One snapshot for the whole run: the
+        formats int_cdc__events reads and the landings each staging model reads agree, even when
+        a landing commits during the build (the next build reads it).
         `landings_relation` is the landings table or stg_cdc_landing__landings, which has its rows.
     -#}
-    {%- if not execute -%}
+    {#- a unit test's fixture is a CTE (no schema): its rows are read by the query itself -#}
+    {%- if not execute or landings_relation.schema is none -%}
         {{- return(none) -}}
     {%- endif -%}
     {%- set cache = cdc_run_cache() -%}
