@@ -71,7 +71,8 @@
             ) -%}
             {%- set landings = [] -%}
             {%- for landing_seq, unrecorded, formats in result.rows -%}
-                {%- do landings.append([landing_seq | int, none if unrecorded else (formats.split(',') if formats else [])]) -%}
+                {%- set landed_formats = none if unrecorded else (formats.split(',') if formats else []) -%}
+                {%- do landings.append([landing_seq | int, landed_formats]) -%}
             {%- endfor -%}
         {%- endif -%}
         {%- do cache.update({'committed landings': landings}) -%}

@@ -126,7 +126,7 @@
         new costs next to nothing. A landing of an older cdc-lake (formats not recorded) may hold
         any format. The landings are literals (cdc_landing_seq_in) of the run's one snapshot
         (cdc_committed_landings), so Spark prunes the partitions while planning; while dbt parses,
-        or before anything was landed, a subquery of `landings_relation`.
+        before anything was landed and in a unit test, a subquery of `landings_relation`.
     -#}
     {%- set landings = cdc_committed_landings(landings_relation) -%}
     {%- if landings is none -%}
