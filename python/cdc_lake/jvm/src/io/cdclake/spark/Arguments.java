@@ -1,11 +1,17 @@
 package io.cdclake.spark;
 
 import org.apache.hadoop.hive.ql.exec.UDFArgumentException;
+import org.apache.hadoop.hive.ql.metadata.HiveException;
+import org.apache.hadoop.hive.ql.udf.generic.GenericUDF.DeferredObject;
 import org.apache.hadoop.hive.serde2.objectinspector.ObjectInspector;
 import org.apache.hadoop.hive.serde2.objectinspector.PrimitiveObjectInspector;
+import org.apache.hadoop.hive.serde2.objectinspector.primitive.BinaryObjectInspector;
 import org.apache.hadoop.hive.serde2.objectinspector.primitive.StringObjectInspector;
 
-/** Checks of the arguments a function is called with, shared by the project's GenericUDFs. */
+/**
+ * Checks of the arguments a function is called with, and their values, shared by the project's
+ * GenericUDFs.
+ */
 final class Arguments {
 
   private Arguments() {}
@@ -24,5 +30,17 @@ final class Arguments {
     return inspector.getCategory() == ObjectInspector.Category.PRIMITIVE
         && ((PrimitiveObjectInspector) inspector).getPrimitiveCategory()
             == PrimitiveObjectInspector.PrimitiveCategory.STRING;
+  }
+
+  /** The value of a string argument, null for null. */
+  static String string(DeferredObject argument, StringObjectInspector inspector) throws HiveException {
+    Object value = argument.get();
+    return value == null ? null : inspector.getPrimitiveJavaObject(value);
+  }
+
+  /** The value of a binary argument, null for null. */
+  static byte[] bytes(DeferredObject argument, BinaryObjectInspector inspector) throws HiveException {
+    Object value = argument.get();
+    return value == null ? null : inspector.getPrimitiveJavaObject(value);
   }
 }

@@ -53,11 +53,7 @@ public final class DetectorTokens extends GenericUDF {
 
   @Override
   public Object evaluate(DeferredObject[] arguments) throws HiveException {
-    Object value = arguments[0].get();
-    if (value == null) {
-      return null;
-    }
-    String text = input.getPrimitiveJavaObject(value);
+    String text = Arguments.string(arguments[0], input);
     return text == null ? null : tokens(text, namesByFirstChar);
   }
 

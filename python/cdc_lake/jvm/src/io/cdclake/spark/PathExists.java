@@ -39,14 +39,14 @@ public final class PathExists extends GenericUDF {
 
   @Override
   public Object evaluate(DeferredObject[] arguments) throws HiveException {
-    Object value = arguments[0].get();
-    if (value == null) {
+    String where = Arguments.string(arguments[0], location);
+    if (where == null) {
       return null;
     }
     if (configuration == null) {
       configuration = new Configuration();
     }
-    return exists(location.getPrimitiveJavaObject(value), configuration);
+    return exists(where, configuration);
   }
 
   /** Whether {@code location} exists; null when its file system cannot tell. */

@@ -32,11 +32,7 @@ abstract class TextFunction extends GenericUDF {
 
   @Override
   public Object evaluate(DeferredObject[] arguments) throws HiveException {
-    Object value = arguments[0].get();
-    if (value == null) {
-      return null;
-    }
-    String text = input.getPrimitiveJavaObject(value);
+    String text = Arguments.string(arguments[0], input);
     return text == null ? null : apply(text);
   }
 

@@ -42,11 +42,7 @@ public final class Utf8Error extends GenericUDF {
 
   @Override
   public Object evaluate(DeferredObject[] arguments) throws HiveException {
-    Object value = arguments[0].get();
-    if (value == null) {
-      return null;
-    }
-    byte[] bytes = input.getPrimitiveJavaObject(value);
+    byte[] bytes = Arguments.bytes(arguments[0], input);
     return bytes == null ? null : explain(bytes);
   }
 
