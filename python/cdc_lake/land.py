@@ -570,9 +570,10 @@ def _lines(spark: "SparkSession", path: Path) -> "DataFrame":
 def _scan_text_inputs(
     spark: "SparkSession", items: Sequence[LandingInput], *, say: Callable[[str], None]
 ) -> dict[str, dict[int, int]]:
-    """The first pass over the text files of a landing, one Spark job for all of them: it counts
-    each partition's lines, so that the write numbers lines without a single-partition sort. Per
-    file (by source_hash): Spark partition id -> lines of the file before that partition.
+    """The first pass over the text files of a landing that Spark splits (not `_read_whole`), one
+    Spark job for all of them: it counts each partition's lines, so that the write numbers lines
+    without a single-partition sort. Per file (by source_hash): Spark partition id -> lines of the
+    file before that partition.
 
     Nothing else is checked here: the write finds the lines that are not UTF-8 (and explains those
     only), and staging finds the messages that are not JSON (`cdc_parse_failure_reason`)."""
@@ -591,6 +592,22 @@ def _scan_text_inputs(
         offsets[source_hash][row["_pid"]] = running[source_hash]
         running[source_hash] += row["count"]
     return offsets
+
+
+def _read_whole(spark: "SparkSession", items: Sequence[LandingInput]) -> list[LandingInput]:
+    """The text files of `items` that Spark reads as one partition (so their lines need no first
+    pass to be numbered: partition 0 starts at line 1): a gzip file, which Spark cannot split, and
+    a plain file no larger than the smallest split Spark makes of a file (FilePartition's
+    maxSplitBytes is at least the lesser of spark.sql.files.maxPartitionBytes and
+    spark.sql.files.openCostInBytes, 4 MB by default). A file that grows past that while it lands
+    keeps its hashed lines in the first partition; the lines after them land next time."""
+    conf = spark._jsparkSession.sessionState().conf()
+    smallest_split = min(conf.filesMaxPartitionBytes(), conf.filesOpenCostInBytes())
+    return [
+        item
+        for item in items
+        if item.path.name.endswith(GZIP_SUFFIX) or (item.size is not None and item.size <= smallest_split)
+    ]
 
 
 def _spark_path(path: Path) -> str:
@@ -622,7 +639,7 @@ def _read_input(
     spark: "SparkSession", item: LandingInput, offsets: dict[int, int] | None = None
 ) -> "DataFrame":
     """One input as rows of (kafka_*, message_index, message_text, message_bytes); a text file's
-    `offsets` come from `_scan_text_inputs`."""
+    `offsets` come from `_scan_text_inputs` ({0: 0} for a file `_read_whole`)."""
     from pyspark.sql import functions as F
     from pyspark.sql.types import BinaryType, StringType
 
@@ -972,7 +989,9 @@ def land(
     report.landing_seq = landing_seq
 
     texts = [item for item in todo if item.kind == "text"]
-    offsets = _scan_text_inputs(spark, texts, say=say) if texts else {}
+    offsets = {item.source_hash: {0: 0} for item in _read_whole(spark, texts)}
+    to_scan = [item for item in texts if item.source_hash not in offsets]
+    offsets.update(_scan_text_inputs(spark, to_scan, say=say) if to_scan else {})
     frames = []
     for position, item in enumerate(todo):
         df = _read_input(spark, item, offsets.get(item.source_hash)).withColumn(

@@ -6,6 +6,7 @@ binary holding the same bytes."""
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import random
@@ -132,6 +133,30 @@ def test_text_landing_matches_the_reference(lake, files, small_splits):
     assert report.landed == {str(f): len(expected_rows(f)) for f in files}
     for path in files:
         assert landed(lake, path) == expected_rows(path)
+
+
+def test_a_file_spark_reads_whole_is_numbered_without_a_first_pass(lake, tmp_path, small_splits, monkeypatch):
+    """A plain file no larger than Spark's smallest split (1500 bytes here) and a gzip file (Spark
+    cannot split it) are one partition each: their lines are numbered without the first pass over
+    the text; a larger plain file in the same landing still gets it."""
+    small = messy_file(tmp_path / "small.jsonl", lines=8, seed=5)
+    large = messy_file(tmp_path / "large.jsonl", lines=250, seed=6)
+    packed = tmp_path / "packed.jsonl.gz"
+    packed.write_bytes(gzip.compress(large.read_bytes()))
+    assert small.stat().st_size <= 1500 < 3 * 1500 < large.stat().st_size  # large: several partitions
+    scanned: list[Path] = []
+    scan = land_module._scan_text_inputs
+
+    def recorded_scan(spark, items, *, say):
+        scanned.extend(item.path for item in items)
+        return scan(spark, items, say=say)
+
+    monkeypatch.setattr(land_module, "_scan_text_inputs", recorded_scan)
+    lake.scenario("land_text_whole")
+    lake.land([small, large, packed], "auto")
+    assert scanned == [large]
+    assert landed(lake, small) == expected_rows(small)
+    assert landed(lake, packed) == landed(lake, large) == expected_rows(large)
 
 
 def test_a_file_without_a_failure_and_an_empty_file(lake, tmp_path):
