@@ -121,6 +121,7 @@ def land_kafka(
         decode_bytes=format_id == AUTO or format_id in BINARY_FORMAT_IDS,
         notes=notes,
         lost_offsets=[(r.topic, r.partition, *r.lost) for r in ranges if r.lost],
+        sources=[_topic_uri(bootstrap, topic) for topic in topics],
     )
     for topic in topics:
         say(f"kafka topic {topic}: {report.landed.get(_topic_uri(bootstrap, topic), 0)} message(s) landed")

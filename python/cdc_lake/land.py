@@ -32,6 +32,7 @@ from cdc_lake.formats import (
     BINARY_FORMAT_IDS,
     DETECTOR_TOKENS_CLASS,
     DETECTOR_TOKENS_FUNCTION,
+    FORMAT_IDS,
     UNKNOWN,
     detector_tokens_jvm_sql,
     format_sql,
@@ -42,7 +43,7 @@ from cdc_lake.settings import Settings, load_settings
 if TYPE_CHECKING:
     import pandas as pd
     import pyarrow.parquet as pq
-    from pyspark.sql import Column, DataFrame, Row, SparkSession
+    from pyspark.sql import Column, DataFrame, Observation, Row, SparkSession
     from pyspark.sql.types import StructType
 
 KAFKA_HEADERS_TYPE = "array<struct<key:string,value:binary>>"
@@ -56,6 +57,9 @@ GZIP_SUFFIX = ".gz"
 """A text file compressed with gzip (`x.jsonl.gz`): Spark's text reader decompresses it by this
 suffix; the hashing checks that it decompresses whole (a broken one is refused, alone)."""
 PARQUET_SUFFIXES = {".parquet"}
+# A landing of at most this many source URIs counts its messages per URI while it writes them
+# (`_observed_counts`); one of more reads them back: each URI is a comparison per message.
+MOST_OBSERVED_SOURCES = 64
 RAW_COLUMNS = (
     "message_id string",
     "landing_id string",
@@ -828,6 +832,7 @@ def write_landing(
     decode_bytes: bool = True,
     notes: Sequence[str] = (),
     lost_offsets: Sequence[tuple[str, int, int, int]] = (),
+    sources: Sequence[str] | None = None,
 ) -> None:
     """Write the messages of `df` as landing `report.landing_seq` and commit it.
 
@@ -836,7 +841,10 @@ def write_landing(
     UTF-8 is kept as bytes (`_with_utf8_check`), the rows are
     written, `before_commit` runs, and the row in `landings` commits it all. A failure before the
     commit leaves nothing visible (and the next `land` removes the partition).
+    `sources`: every source_uri of `df`, when the caller knows them: the report's counts are then
+    taken while the rows are written (`_observed_counts`) instead of read back from the table.
     """
+    from pyspark.sql import Observation
     from pyspark.sql import functions as F
 
     landing_seq = report.landing_seq
@@ -854,19 +862,27 @@ def write_landing(
         "message_hash", F.sha2(content, 256)
     ).withColumn("landing_seq", F.lit(landing_seq).cast("bigint"))
     df = df.select(*spark.table(settings.raw_table).columns)
+    observation = None
+    if sources is not None and len(sources) <= MOST_OBSERVED_SOURCES:
+        observation = Observation(f"landing {landing_seq}")
+        df = df.observe(observation, *_count_columns(sources))
     try:
         with _Progress(spark, say):
             df.write.insertInto(settings.raw_table)
     except Exception:
         spark.sql(f"alter table {settings.raw_table} drop if exists partition (landing_seq={landing_seq})")
         raise
-    counts = spark.sql(
-        f"select source_uri, message_format, count(*), count_if(is_kafka_offset_reused) from {settings.raw_table} "
-        f"where landing_seq = {landing_seq} group by source_uri, message_format"
-    ).collect()
+    counts = _observed_counts(observation.get, sources or ()) if observation is not None else None
+    if counts is None:
+        counts = spark.sql(
+            f"select source_uri, message_format, count(*), count_if(is_kafka_offset_reused) "
+            f"from {settings.raw_table} where landing_seq = {landing_seq} group by source_uri, message_format"
+        ).collect()
     for uri, fmt, count, reused in counts:
-        report.landed[uri] = report.landed.get(uri, 0) + count
-        report.by_format[fmt] = report.by_format.get(fmt, 0) + count
+        if uri is not None:
+            report.landed[uri] = report.landed.get(uri, 0) + count
+        if fmt is not None:
+            report.by_format[fmt] = report.by_format.get(fmt, 0) + count
         report.reused_offsets += reused
     say(f"landing {landing_seq}: {report.total} message(s) written; committing")
     if before_commit is not None:
@@ -882,6 +898,40 @@ def write_landing(
     ).withColumn("landed_at", F.current_timestamp()).select(
         *spark.table(landings_table).columns
     ).coalesce(1).write.insertInto(landings_table)
+
+
+def _count_columns(sources: Sequence[str]) -> list["Column"]:
+    """The aggregates `_observed_counts` reads: all messages, those at a reused Kafka offset, and
+    the messages of each of `sources` and of each format id (and unknown)."""
+    from pyspark.sql import functions as F
+
+    return [
+        F.count(F.lit(1)).alias("messages"),
+        F.count_if(F.col("is_kafka_offset_reused")).alias("reused"),
+        *(F.count_if(F.col("source_uri") == F.lit(uri)).alias(f"source {i}") for i, uri in enumerate(sources)),
+        *(
+            F.count_if(F.col("message_format") == F.lit(fmt)).alias(f"format {fmt}")
+            for fmt in (*FORMAT_IDS, UNKNOWN)
+        ),
+    ]
+
+
+def _observed_counts(
+    observed: dict[str, int], sources: Sequence[str]
+) -> list[tuple[str | None, str | None, int, int]] | None:
+    """The counts of `_count_columns` as rows of the read-back query's shape (source_uri,
+    message_format, messages, reused), each count on a row of its own; None unless the sources'
+    counts and the formats' counts each add up to all messages (a message of another source or
+    format: the caller reads the counts back)."""
+    by_source = {uri: observed[f"source {i}"] for i, uri in enumerate(sources)}
+    by_format = {fmt: observed[f"format {fmt}"] for fmt in (*FORMAT_IDS, UNKNOWN)}
+    if sum(by_source.values()) != observed["messages"] or sum(by_format.values()) != observed["messages"]:
+        return None
+    return [
+        *((uri, None, count, 0) for uri, count in by_source.items() if count),
+        *((None, fmt, count, 0) for fmt, count in by_format.items() if count),
+        (None, None, 0, observed["reused"]),
+    ]
 
 
 def next_landing(
@@ -1019,6 +1069,7 @@ def land(
         # bytes to decode come only from Kafka dumps and binary folders, in a binary format or auto
         decode_bytes=(format_id == AUTO or format_id in BINARY_FORMAT_IDS)
         and any(item.kind != "text" for item in todo),
+        sources=[str(item.path) for item in todo],
     )
     for item in todo:
         say(f"{item.path}: {report.landed.get(str(item.path), 0)} message(s) landed")

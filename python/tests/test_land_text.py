@@ -159,6 +159,32 @@ def test_a_file_spark_reads_whole_is_numbered_without_a_first_pass(lake, tmp_pat
     assert landed(lake, packed) == landed(lake, large) == expected_rows(large)
 
 
+def test_the_counts_taken_while_writing_are_the_tables(lake, tmp_path, monkeypatch):
+    """A landing's report (messages per input and per format) comes from the write itself
+    (`_observed_counts`), and equals what the landing table holds; counts that do not add up (a
+    message of a source or format the observation does not name) are read back instead."""
+    files = [messy_file(tmp_path / "one.jsonl", lines=60, seed=8), messy_file(tmp_path / "two.txt", lines=30, seed=9)]
+    observed: list[dict[str, int]] = []
+    counts = land_module._observed_counts
+
+    def recorded_counts(values, sources):
+        observed.append(values)
+        return counts(values, sources)
+
+    monkeypatch.setattr(land_module, "_observed_counts", recorded_counts)
+    lake.scenario("land_text_counts")
+    report = lake.land(files, "auto")
+    assert len(observed) == 1
+    table = lake.rows(
+        "select source_uri, message_format, count(*) as n from {schema}_raw.raw_messages group by 1, 2"
+    )
+    assert report.landed == {str(f): sum(r["n"] for r in table if r["source_uri"] == str(f)) for f in files}
+    assert report.by_format == {fmt: sum(r["n"] for r in table if r["message_format"] == fmt)
+                                for fmt in {r["message_format"] for r in table}}
+    assert len(report.by_format) > 2 and report.reused_offsets == 0
+    assert counts(observed[0], [str(files[0])]) is None  # the other file's messages: read back
+
+
 def test_a_file_without_a_failure_and_an_empty_file(lake, tmp_path):
     lake.scenario("land_text_clean")
     clean = tmp_path / "clean.jsonl"
