@@ -43,7 +43,7 @@ from cdc_lake.settings import Settings, load_settings
 if TYPE_CHECKING:
     import pandas as pd
     import pyarrow.parquet as pq
-    from pyspark.sql import Column, DataFrame, Observation, Row, SparkSession
+    from pyspark.sql import Column, DataFrame, Row, SparkSession
     from pyspark.sql.types import StructType
 
 KAFKA_HEADERS_TYPE = "array<struct<key:string,value:binary>>"
@@ -873,17 +873,12 @@ def write_landing(
         spark.sql(f"alter table {settings.raw_table} drop if exists partition (landing_seq={landing_seq})")
         raise
     counts = _observed_counts(observation.get, sources or ()) if observation is not None else None
-    if counts is None:
-        counts = spark.sql(
-            f"select source_uri, message_format, count(*), count_if(is_kafka_offset_reused) "
-            f"from {settings.raw_table} where landing_seq = {landing_seq} group by source_uri, message_format"
-        ).collect()
-    for uri, fmt, count, reused in counts:
-        if uri is not None:
-            report.landed[uri] = report.landed.get(uri, 0) + count
-        if fmt is not None:
-            report.by_format[fmt] = report.by_format.get(fmt, 0) + count
-        report.reused_offsets += reused
+    by_source, by_format, reused = counts or _counts_read_back(spark, settings, landing_seq)
+    for uri, count in by_source.items():
+        report.landed[uri] = report.landed.get(uri, 0) + count
+    for fmt, count in by_format.items():
+        report.by_format[fmt] = report.by_format.get(fmt, 0) + count
+    report.reused_offsets += reused
     say(f"landing {landing_seq}: {report.total} message(s) written; committing")
     if before_commit is not None:
         before_commit()
@@ -916,22 +911,39 @@ def _count_columns(sources: Sequence[str]) -> list["Column"]:
     ]
 
 
-def _observed_counts(
-    observed: dict[str, int], sources: Sequence[str]
-) -> list[tuple[str | None, str | None, int, int]] | None:
-    """The counts of `_count_columns` as rows of the read-back query's shape (source_uri,
-    message_format, messages, reused), each count on a row of its own; None unless the sources'
-    counts and the formats' counts each add up to all messages (a message of another source or
-    format: the caller reads the counts back)."""
+# A landing's counts: messages per source_uri and per message_format (those with any), and how
+# many are at a reused Kafka offset.
+LandingCounts = tuple[dict[str, int], dict[str, int], int]
+
+
+def _observed_counts(observed: dict[str, int], sources: Sequence[str]) -> LandingCounts | None:
+    """The counts `_count_columns` observed; None unless the sources' counts and the formats'
+    counts each add up to all messages (a message of another source or format: the caller reads
+    the counts back)."""
     by_source = {uri: observed[f"source {i}"] for i, uri in enumerate(sources)}
     by_format = {fmt: observed[f"format {fmt}"] for fmt in (*FORMAT_IDS, UNKNOWN)}
     if sum(by_source.values()) != observed["messages"] or sum(by_format.values()) != observed["messages"]:
         return None
-    return [
-        *((uri, None, count, 0) for uri, count in by_source.items() if count),
-        *((None, fmt, count, 0) for fmt, count in by_format.items() if count),
-        (None, None, 0, observed["reused"]),
-    ]
+    return (
+        {uri: count for uri, count in by_source.items() if count},
+        {fmt: count for fmt, count in by_format.items() if count},
+        observed["reused"],
+    )
+
+
+def _counts_read_back(spark: "SparkSession", settings: Settings, landing_seq: int) -> LandingCounts:
+    """The counts of landing `landing_seq`, read from the landing table (before it commits)."""
+    by_source: dict[str, int] = {}
+    by_format: dict[str, int] = {}
+    reused = 0
+    for uri, fmt, count, reused_here in spark.sql(
+        f"select source_uri, message_format, count(*), count_if(is_kafka_offset_reused) "
+        f"from {settings.raw_table} where landing_seq = {landing_seq} group by source_uri, message_format"
+    ).collect():
+        by_source[uri] = by_source.get(uri, 0) + count
+        by_format[fmt] = by_format.get(fmt, 0) + count
+        reused += reused_here
+    return by_source, by_format, reused
 
 
 def next_landing(
