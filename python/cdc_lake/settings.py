@@ -40,6 +40,16 @@ sample data compiled 8-18 classes instead of 722-725, 71/64 s instead of 94/76 s
 bounds the memory the classes take."""
 
 
+HUGE_METHOD_LIMIT = "8000"
+"""The largest generated method (bytes of bytecode) that Spark's whole-stage code generation keeps
+(spark.sql.codegen.hugeMethodLimit); a stage whose code has a larger one runs without it. HotSpot
+never compiles a method over 8000 bytes (its HugeMethodLimit), and Spark's default (65535) let the
+union of the formats' parsing in int_cdc__events run such a method in the bytecode interpreter:
+at N = 10,000,000 that model took 158 s instead of 329 s with 8000, the whole build 676 s instead
+of 835 s (benchmarks/RESULTS.md). Small builds, whose expressions are interpreted anyway
+(cdc_small_build_settings), do not use it."""
+
+
 def _env(name: str, default: str) -> str:
     value = os.environ.get(name, "").strip()
     return value or default
@@ -103,6 +113,8 @@ class Settings:
             "spark.sql.legacy.createHiveTableByDefault": "false",
             # a later build in the same process reuses the classes an earlier one generated
             "spark.sql.codegen.cache.maxEntries": CODEGEN_CACHE_ENTRIES,
+            # no generated method larger than the JIT compiles (HUGE_METHOD_LIMIT)
+            "spark.sql.codegen.hugeMethodLimit": HUGE_METHOD_LIMIT,
             "spark.ui.enabled": "false",
             "spark.ui.showConsoleProgress": "false",
             # the project's JVM functions (python/cdc_lake/jvm/, built by scripts/setup.sh) and the

@@ -203,3 +203,13 @@ def test_the_session_keeps_a_builds_generated_classes(lake):
     finally:
         for key, value in saved.items():
             lake.spark.conf.set(key, value)
+
+
+def test_no_generated_method_is_larger_than_the_jit_compiles(lake):
+    """A stage whose generated code has a method over HotSpot's 8000-byte limit runs without
+    whole-stage code generation instead of in the bytecode interpreter (settings.HUGE_METHOD_LIMIT),
+    in the session `cdc-lake` opens and in dbt's (test_local_target_mirrors_settings)."""
+    from cdc_lake.settings import HUGE_METHOD_LIMIT
+
+    assert HUGE_METHOD_LIMIT == "8000"
+    assert lake.spark.conf.get("spark.sql.codegen.hugeMethodLimit") == HUGE_METHOD_LIMIT
