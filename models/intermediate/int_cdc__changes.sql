@@ -39,21 +39,43 @@
     events counted where they are stored: the keyed view would key them to count them) -#}
 {%- set broadcast_new_changes = '/*+ broadcast(change_ids) */'
     if cdc_is_small_increment(ref('int_cdc__events'), watermark) else '' %}
+{#- the kept ids are hashed in memory to meet the wide rows, at most var cdc_hash_join_max_rows of
+    them (above, the wide rows are sorted to meet them, which spills to disk) -#}
+{%- set hash_new_ids = '/*+ shuffle_hash(new_ids) */' if cdc_row_count_at_most(
+    ref('int_cdc__events'), 'landing_seq > ' ~ watermark, var('cdc_hash_join_max_rows')
+) else '' %}
 
 with
 
 keyed_changes as (
-    -- the new landings' row changes, keyed by the view int_cdc__changes_keyed in this one pass;
-    -- one shuffle, by key: a key's changes meet here for their order and their occurrences, and
-    -- the copies of a change (same change_id, hence same key) meet with them to be deduplicated
-    select /*+ repartition(source_database, source_table, primary_key) */ *
+    -- the new landings' row changes, keyed by the view int_cdc__changes_keyed: read here for the
+    -- stored columns and in change_positions for the ids
+    select *
     from {{ ref('int_cdc__changes_keyed') }}
     where landing_seq > {{ watermark }}
 ),
 
-identified as (
-    select
-        *,
+change_positions as (
+    -- what the ids need, and no more: the windows below sort these narrow rows, never the wide
+    -- ones. One shuffle, by a hash of the key, first in every window's partition: a key's changes
+    -- meet here for their order and their occurrences, and the copies of a change (same
+    -- change_id, hence same key) meet with them to be deduplicated; the hash is also a sort
+    -- prefix that tells keys apart (a primary_key string begins like every other one)
+    select /*+ repartition(key_hash) */
+        xxhash64(source_database, source_table, primary_key) as key_hash,
+        source_database,
+        source_table,
+        primary_key,
+        message_id,
+        landing_seq,
+        message_index,
+        element_index,
+        row_index,
+        event_ts,
+        emitted_ts,
+        source_batch_id,
+        source_log_pos,
+        key_problem,
         sha2(
             to_json(named_struct(
                 'format', source_format,
@@ -81,10 +103,10 @@ key_sequences as (
     select
         *,
         lag(content_id) over (
-            partition by landing_seq, delivered_in, source_database, source_table, primary_key
+            partition by key_hash, source_database, source_table, primary_key, delivered_in, landing_seq
             order by {{ key_sequence_order }}
         ) as previous_content_id
-    from identified
+    from change_positions
 ),
 
 repeats as (
@@ -96,7 +118,8 @@ repeats as (
         case
             when source_log_pos is not null then 1
             else count_if(previous_content_id is null or previous_content_id != content_id) over (
-                partition by landing_seq, delivered_in, source_database, source_table, primary_key, content_id
+                partition by
+                    key_hash, content_id, source_database, source_table, primary_key, delivered_in, landing_seq
                 order by {{ key_sequence_order }}
                 rows between unbounded preceding and current row
             )
@@ -123,7 +146,7 @@ first_deliveries as (
     qualify
         key_problem is not null
         or row_number() over (
-            partition by source_database, source_table, primary_key, change_id
+            partition by key_hash, change_id, source_database, source_table, primary_key
             order by landing_seq, message_index, element_index, row_index
         ) = 1
 ),
@@ -140,13 +163,27 @@ earlier_changes as (
 ),
 {%- endif %}
 
-deduplicated as (
+new_ids as (
     select first_deliveries.*
     from first_deliveries
     {%- if incremental %}
     left anti join earlier_changes
         on first_deliveries.change_id = earlier_changes.change_id
     {%- endif %}
+),
+
+deduplicated as (
+    -- the stored columns of the kept changes, matched to their ids by their message and their
+    -- place in it (a landed message has an id of its own); both sides are shuffled by it
+    select {{ hash_new_ids }}
+        keyed_changes.*,
+        new_ids.change_id
+    from keyed_changes
+    inner join new_ids
+        on
+            keyed_changes.message_id = new_ids.message_id
+            and coalesce(keyed_changes.element_index, -1) = coalesce(new_ids.element_index, -1)
+            and coalesce(keyed_changes.row_index, -1) = coalesce(new_ids.row_index, -1)
 )
 
 select

@@ -429,6 +429,14 @@ def test_mutated_messages_are_all_accounted_for(lake, tmp_path_factory, batch):
         """
     )
     assert lost == []
+    # int_cdc__changes joins each change's id back to its row by its message and its place in the
+    # message: no two changes share them
+    shared = lake.rows(
+        "select message_id, element_index, row_index, count(*) as changes "
+        "from {schema}.int_cdc__events where event_kind = 'change' "
+        "group by message_id, element_index, row_index having count(*) > 1"
+    )
+    assert shared == []
     # quarantined messages keep the raw message and a reason
     assert lake.rows(
         "select count(*) as n from {schema}.cdc_quarantine where reason is null or raw_message is null"
