@@ -37,11 +37,12 @@
 {%- endset -%}
 {#- a small increment's change ids are broadcast to every task that reads the stored ones (its
     events counted where they are stored: the keyed view would key them to count them) -#}
-{%- set broadcast_new_changes = '/*+ broadcast(change_ids) */'
-    if cdc_is_small_increment(ref('int_cdc__events'), watermark) else '' %}
-{#- the kept ids are hashed in memory to meet the wide rows, at most var cdc_hash_join_max_rows of
-    them (above, the wide rows are sorted to meet them, which spills to disk) -#}
-{%- set hash_new_ids = '/*+ shuffle_hash(new_ids) */' if cdc_row_count_at_most(
+{%- set is_small_increment = cdc_is_small_increment(ref('int_cdc__events'), watermark) %}
+{%- set broadcast_new_changes = '/*+ broadcast(change_ids) */' if is_small_increment else '' %}
+{#- the kept ids meet their rows in an in-memory hash table when there are at most var
+    cdc_hash_join_max_rows new events (a small increment's are far fewer); with more, the rows are
+    sorted to meet them, which spills to disk -#}
+{%- set hash_new_ids = '/*+ shuffle_hash(new_ids) */' if is_small_increment or cdc_row_count_at_most(
     ref('int_cdc__events'), 'landing_seq > ' ~ watermark, var('cdc_hash_join_max_rows')
 ) else '' %}
 
