@@ -35,16 +35,23 @@
     event_ts asc nulls last, emitted_ts asc nulls last, source_batch_id asc nulls last,
     message_index, element_index, row_index
 {%- endset -%}
-{#- a small increment's change ids are broadcast to every task that reads the stored ones (its
-    events counted where they are stored: the keyed view would key them to count them) -#}
-{%- set is_small_increment = cdc_is_small_increment(ref('int_cdc__events'), watermark) %}
-{%- set broadcast_new_changes = '/*+ broadcast(change_ids) */' if is_small_increment else '' %}
-{#- the kept ids meet their rows in an in-memory hash table when there are at most var
-    cdc_hash_join_max_rows new events (a small increment's are far fewer); with more, the rows are
-    sorted to meet them, which spills to disk -#}
-{%- set hash_new_ids = '/*+ shuffle_hash(new_ids) */' if is_small_increment or cdc_row_count_at_most(
-    ref('int_cdc__events'), 'landing_seq > ' ~ watermark, var('cdc_hash_join_max_rows')
-) else '' %}
+{#- a build with at most var cdc_broadcast_max_new_rows new events (counted where they are stored:
+    the keyed view would key them to count them) broadcasts its change ids to the tasks that read
+    the stored ones and to those that read its rows; with at most var cdc_hash_join_max_rows, the
+    ids meet their rows in an in-memory hash table; with more, the rows are sorted to meet them,
+    which spills to disk -#}
+{%- set new_events = 'landing_seq > ' ~ watermark %}
+{%- set is_small_build = cdc_row_count_at_most(
+    ref('int_cdc__events'), new_events, var('cdc_broadcast_max_new_rows')
+) %}
+{%- set broadcast_new_changes = '/*+ broadcast(change_ids) */' if is_small_build else '' %}
+{%- if is_small_build %}
+{%- set join_new_ids = '/*+ broadcast(new_ids) */' %}
+{%- elif cdc_row_count_at_most(ref('int_cdc__events'), new_events, var('cdc_hash_join_max_rows')) %}
+{%- set join_new_ids = '/*+ shuffle_hash(new_ids) */' %}
+{%- else %}
+{%- set join_new_ids = '' %}
+{%- endif %}
 
 with
 
@@ -175,8 +182,9 @@ new_ids as (
 
 deduplicated as (
     -- the stored columns of the kept changes, matched to their ids by their message and their
-    -- place in it (a landed message has an id of its own); both sides are shuffled by it
-    select {{ hash_new_ids }}
+    -- place in it (a landed message has an id of its own): the ids broadcast, or both sides
+    -- shuffled by it
+    select {{ join_new_ids }}
         keyed_changes.*,
         new_ids.change_id
     from keyed_changes

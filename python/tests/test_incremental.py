@@ -153,9 +153,10 @@ def runs(lake, tmp_path_factory):
     compiled = {r.node.name: r.node.compiled_code for r in result.results if r.node.resource_type == "model"}
     messages = {r.node.name: r.message for r in result.results if r.node.resource_type == "model"}
     formats = lake.rows("select landing_seq, formats from {schema}_raw.landings order by 1")
-    # the incremental builds join the change ids to their rows through a hash table
-    # (cdc_hash_join_max_rows); the full rebuild leaves the join to Spark, as a larger build does
-    tested["full"] = _test_sql(lake.build("--full-refresh", *UNREAD, "--vars", "{cdc_hash_join_max_rows: 0}"))
+    # the incremental builds broadcast their change ids to join them to their rows (a small
+    # build); the full rebuild leaves the join to Spark, as a build over both limits does
+    no_join_hint = "{cdc_broadcast_max_new_rows: 0, cdc_hash_join_max_rows: 0}"
+    tested["full"] = _test_sql(lake.build("--full-refresh", *UNREAD, "--vars", no_join_hint))
     full, full_derived = snapshot(lake), derived(lake)
     superseded["full"] = superseded_versions(lake)
     return (incremental, full, incremental_derived, full_derived, failures_before_widening,
