@@ -50,47 +50,36 @@ type_map_pairs as (
     from changes
 ),
 
-typed_map_columns as (
-    -- each column of a pair of type maps with its declared type: a column in neither map has
-    -- neither, and no declared type
-    select
-        type_entries,
-        jdbc_entries,
-        column_name,
-        {{ cdc_spark_type_for('source_type', 'jdbc_type') }} as declared_spark_type,
-        {{ cdc_is_unsized_decimal(cdc_spark_type_for('source_type', 'jdbc_type'), 'source_type') }}
-            as is_unsized_decimal
-    from (
-        select
-            type_map_pairs.type_entries,
-            type_map_pairs.jdbc_entries,
-            typed_column.column_name,
-            map_from_entries(type_map_pairs.type_entries)[typed_column.column_name] as source_type,
-            map_from_entries(type_map_pairs.jdbc_entries)[typed_column.column_name] as jdbc_type
-        from type_map_pairs
-            lateral view explode(
-                array_union(
-                    transform(type_map_pairs.type_entries, type_entry -> type_entry.key),
-                    transform(type_map_pairs.jdbc_entries, jdbc_entry -> jdbc_entry.key)
-                )
-            ) typed_column as column_name
-    ) as map_columns
-    where source_type is not null or jdbc_type is not null
-),
-
 value_rules as (
-    -- per pair of type maps, the columns whose values decide the types they need
+    -- per pair of type maps, the columns whose values decide the types they need: those whose
+    -- declared type is int or bigint, or an unsized DECIMAL (one lambda per pair, no explode)
     select
         type_entries,
         jdbc_entries,
-        collect_list(named_struct(
-            'column_name', column_name,
-            'declared_spark_type', declared_spark_type,
-            'is_unsized_decimal', is_unsized_decimal
-        )) as value_columns
-    from typed_map_columns
-    where declared_spark_type in ('int', 'bigint') or is_unsized_decimal
-    group by type_entries, jdbc_entries
+        filter(
+            transform(
+                array_union(
+                    transform(type_entries, type_entry -> type_entry.key),
+                    transform(jdbc_entries, jdbc_entry -> jdbc_entry.key)
+                ),
+                typed_column -> {{ cdc_let(
+                    'map_column',
+                    "named_struct('column_name', typed_column, "
+                    ~ "'source_type', map_from_entries(type_entries)[typed_column], "
+                    ~ "'jdbc_type', map_from_entries(jdbc_entries)[typed_column])",
+                    cdc_let(
+                        'declared_spark_type',
+                        cdc_spark_type_for('map_column.source_type', 'map_column.jdbc_type'),
+                        "named_struct('column_name', map_column.column_name, "
+                        ~ "'declared_spark_type', declared_spark_type, "
+                        ~ "'is_unsized_decimal', "
+                        ~ cdc_is_unsized_decimal('declared_spark_type', 'map_column.source_type') ~ ")"
+                    )
+                ) }}
+            ),
+            value_column -> value_column.declared_spark_type in ('int', 'bigint') or value_column.is_unsized_decimal
+        ) as value_columns
+    from type_map_pairs
 ),
 
 valued_changes as (
