@@ -48,6 +48,7 @@ PROJECT_DIR = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import generate  # noqa: E402  (benchmarks/generate.py)
+import spark_event_log  # noqa: E402  (benchmarks/spark_event_log.py)
 from scratch_lake import lake_env  # noqa: E402
 
 VENV_BIN = PROJECT_DIR / ".venv" / "bin"
@@ -192,6 +193,16 @@ def land_formats(name: str, files: dict[str, Path], env: dict[str, str], log_pat
     return measure(name, [str(VENV_BIN / "cdc-lake"), "land", *groups], env, log_path, interval)
 
 
+def with_event_log(env: dict[str, str], folder: Path | None) -> dict[str, str]:
+    """`env` with Spark's event log turned on into `folder` (uncompressed, for
+    benchmarks/spark_event_log.py), through the driver JVM's options; `env` itself if no folder."""
+    if folder is None:
+        return env
+    fresh_folder(folder)
+    options = f"-Dspark.eventLog.enabled=true -Dspark.eventLog.dir=file://{folder} -Dspark.eventLog.compress=false"
+    return {**env, "CDC_LAKE_JVM_OPTIONS": f"{env.get('CDC_LAKE_JVM_OPTIONS', '')} {options}".strip()}
+
+
 def dbt_command(lake: Path) -> list[str]:
     """The scheduled build (scripts/scheduled_build.sh): models, seeds and data tests; unit tests
     check SQL logic on fixed inputs, so they run in CI, not in every production build."""
@@ -234,7 +245,7 @@ def dbt_breakdown(lake: Path) -> dict:
 
 
 def print_breakdown(breakdown: dict) -> None:
-    if not breakdown:
+    if "seconds_by_kind" not in breakdown:
         return
     kinds = ", ".join(f"{k} {v:.0f} s" for k, v in sorted(breakdown["seconds_by_kind"].items()))
     slow = ", ".join(f"{n['node']} {n['seconds']:.0f} s" for n in breakdown["slowest"][:5])
@@ -344,6 +355,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--jvm-options",
         help="sets CDC_LAKE_JVM_OPTIONS, the driver JVM's options (default: the JVM's own)",
+    )
+    parser.add_argument(
+        "--event-log",
+        action="store_true",
+        help="record Spark's event log of each step under OUT/event-logs and print the task time of "
+        "each table a build writes (benchmarks/spark_event_log.py)",
     )
     parser.add_argument("--sample-interval", type=float, default=0.2, help="seconds between memory samples")
     parser.add_argument("--tag", default="", help="label of this run in results.json (e.g. the settings tried)")
@@ -473,22 +490,28 @@ def main(argv: list[str] | None = None) -> int:
             if label != "(b)":
                 print(f"{label} cdc-lake incremental: land + dbt build of 1% more messages on {name}", flush=True)
             log_prefix = f"{name}-{label.strip('()')}"
+            event_logs = out / "event-logs" / log_prefix if args.event_log else None
             land = land_formats(
                 f"{label} land {name}",
                 {f: data / folder / f"{f}.jsonl" for f in inputs[name]},
-                env,
+                with_event_log(env, event_logs and event_logs / "land"),
                 out / "logs" / f"{log_prefix}-land.log",
                 args.sample_interval,
             )
             build = measure(
                 f"{label} dbt build {name}",
                 dbt_command(lake),
-                env,
+                with_event_log(env, event_logs and event_logs / "dbt"),
                 out / "logs" / f"{log_prefix}-dbt.log",
                 args.sample_interval,
             )
             build.detail.update(dbt_breakdown(lake))
             print_breakdown(build.detail)
+            if event_logs:
+                tasks = spark_event_log.summarize(event_logs / "dbt")
+                build.detail["spark_tasks"] = tasks.as_dict(top=20)
+                summary = spark_event_log.format_summary(tasks, 8, build.seconds, os.cpu_count())
+                print("\n".join("      " + line for line in summary.splitlines()), flush=True)
             total = combine(f"{label} total {name}", [land, build])
             total.detail = lake_counts(lake)
             for step in (land, build, total):
