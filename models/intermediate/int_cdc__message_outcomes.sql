@@ -39,22 +39,19 @@ landed as (
     where landing_seq > {{ watermark }}
 ),
 
-unusable_changes as (
-    -- the row changes quarantined: those int_cdc__changes stored with a key_problem, and those of
-    -- tables keyed by row image whose before image matches no live row (as chained by this build)
-    select message_id
+stored_changes as (
+    -- the row changes int_cdc__changes stored: kept (a resolved key) or quarantined (a key_problem)
+    select
+        message_id,
+        case when key_problem is null then 'kept_change' else 'keyless_change' end as part_kind
     from {{ ref('int_cdc__changes') }}
-    where key_problem is not null and landing_seq > {{ watermark }}
-
-    union all
-
-    select message_id
-    from {{ ref('int_cdc__row_image_chains') }}
-    where chain_problem is not null and landing_seq > {{ watermark }}
+    where landing_seq > {{ watermark }}
 ),
 
 event_parts as (
-    -- every part once, row changes included ('change'), and each unusable change once more
+    -- every part once, row changes included ('change'); each stored change once more, as kept or
+    -- keyless; and each change of a table keyed by row image whose before image matches no live
+    -- row (as chained by this build) once more, as keyless
     select
         message_id,
         event_kind as part_kind
@@ -65,17 +62,21 @@ event_parts as (
 
     select
         message_id,
-        'keyless_change' as part_kind
-    from unusable_changes
-),
+        part_kind
+    from stored_changes
 
-messages_in_changes as (
-    select distinct message_id
-    from {{ ref('int_cdc__changes') }}
-    where key_problem is null and landing_seq > {{ watermark }}
+    union all
+
+    select
+        message_id,
+        'keyless_change' as part_kind
+    from {{ ref('int_cdc__row_image_chains') }}
+    where chain_problem is not null and landing_seq > {{ watermark }}
 ),
 
 part_counts as (
+    -- one pass over the parts: a message that had row changes and none of them kept is a
+    -- duplicate (each was delivered before)
     select
         message_id,
         count_if(part_kind = 'change') - count_if(part_kind = 'keyless_change') as change_parts,
@@ -85,8 +86,9 @@ part_counts as (
         count_if(part_kind in ('quarantine', 'keyless_change')) as quarantined_parts,
         count_if(
             part_kind is null
-            or part_kind not in ('change', 'keyless_change', 'ddl', 'control', 'quarantine')
-        ) as unknown_parts
+            or part_kind not in ('change', 'kept_change', 'keyless_change', 'ddl', 'control', 'quarantine')
+        ) as unknown_parts,
+        count_if(part_kind = 'kept_change') > 0 as has_kept_change
     from event_parts
     group by message_id
 ),
@@ -100,11 +102,9 @@ outcomes as (
         coalesce(part_counts.control_parts, 0) as control_parts,
         coalesce(part_counts.quarantined_parts, 0) as quarantined_parts,
         coalesce(part_counts.unknown_parts, 0) as unknown_parts,
-        coalesce(part_counts.change_parts, 0) > 0 and messages_in_changes.message_id is null
-            as is_duplicate
+        coalesce(part_counts.change_parts, 0) > 0 and not part_counts.has_kept_change as is_duplicate
     from landed
     left join part_counts on landed.message_id = part_counts.message_id
-    left join messages_in_changes on landed.message_id = messages_in_changes.message_id
 )
 
 select
