@@ -56,11 +56,19 @@
 with
 
 keyed_changes as (
-    -- the new landings' row changes, keyed by the view int_cdc__changes_keyed: read here for the
-    -- stored columns and in change_positions for the ids
+    -- the new landings' row changes, keyed by the view int_cdc__changes_keyed (the ids and the
+    -- keys are computed from it, on narrow rows)
     select *
     from {{ ref('int_cdc__changes_keyed') }}
     where landing_seq > {{ watermark }}
+),
+
+change_rows as (
+    -- the same changes as parsed, the wide columns stored: they meet their ids and keys below,
+    -- so they are not keyed a second time
+    select *
+    from {{ ref('int_cdc__events') }}
+    where event_kind = 'change' and landing_seq > {{ watermark }}
 ),
 
 change_positions as (
@@ -74,6 +82,9 @@ change_positions as (
         source_database,
         source_table,
         primary_key,
+        before_primary_key,
+        resolved_key_columns,
+        key_source,
         message_id,
         landing_seq,
         message_index,
@@ -181,18 +192,23 @@ new_ids as (
 ),
 
 deduplicated as (
-    -- the stored columns of the kept changes, matched to their ids by their message and their
-    -- place in it (a landed message has an id of its own): the ids broadcast, or both sides
+    -- the stored columns of the kept changes, matched to their ids and keys by their message and
+    -- their place in it (a landed message has an id of its own): the ids broadcast, or both sides
     -- shuffled by it
     select {{ join_new_ids }}
-        keyed_changes.*,
-        new_ids.change_id
-    from keyed_changes
+        change_rows.*,
+        new_ids.change_id,
+        new_ids.primary_key,
+        new_ids.before_primary_key,
+        new_ids.resolved_key_columns,
+        new_ids.key_source,
+        new_ids.key_problem
+    from change_rows
     inner join new_ids
         on
-            keyed_changes.message_id = new_ids.message_id
-            and coalesce(keyed_changes.element_index, -1) = coalesce(new_ids.element_index, -1)
-            and coalesce(keyed_changes.row_index, -1) = coalesce(new_ids.row_index, -1)
+            change_rows.message_id = new_ids.message_id
+            and coalesce(change_rows.element_index, -1) = coalesce(new_ids.element_index, -1)
+            and coalesce(change_rows.row_index, -1) = coalesce(new_ids.row_index, -1)
 )
 
 select

@@ -14,8 +14,9 @@
     A view where the project's cdc_incremental materialization builds int_cdc__changes: that
     model reads it for the landings above its watermark (Spark prunes int_cdc__events to those
     landings), keys, deduplicates and stores the changes in one query, keyless ones included (it
-    reads the view twice: narrow rows for the change ids, the wide rows to store); no wide copy of
-    the events is written only to add the keys. Its watermark counts every landing a
+    reads the view once, for the change ids and keys on narrow rows, and joins them to the wide
+    rows of int_cdc__events, which are not keyed again); no wide copy of the events is written
+    only to add the keys. Its watermark counts every landing a
     build covered (`cdc_lake.built_through`), so no landing is keyed a second time with a key
     learnt since. dbt-databricks' incremental records no such thing, and a landing that gave
     int_cdc__changes no row (re-deliveries only) would be read again: on Databricks this model
