@@ -194,7 +194,7 @@ def land_formats(name: str, files: dict[str, Path], env: dict[str, str], log_pat
 
 
 def with_event_log(env: dict[str, str], folder: Path | None) -> dict[str, str]:
-    """`env` with Spark's event log turned on into `folder` (uncompressed, for
+    """`env` with Spark's event log turned on into `folder`, emptied first (uncompressed, for
     benchmarks/spark_event_log.py), through the driver JVM's options; `env` itself if no folder."""
     if folder is None:
         return env
