@@ -22,7 +22,9 @@ In one run on this machine, with the same Spark settings for every step:
    each (cN)/(b) and the landing's auto/known (and (a2)/(a), (b)/(a2)) against issue 30's targets,
    and writes it all to benchmarks/out/results.json.
 
-Every step runs as its own process (one JVM each, as a scheduler would start them). Peak memory is
+Every step runs as its own process (one JVM each, as a scheduler would start them), with the class
+archive the scheduled build's setup records (`scripts/setup.sh --class-archive`, made before the
+steps when it is missing; --no-class-archive runs every step without one). Peak memory is
 the largest sum of RSS over the step's process tree (Python, the JVM, its Python workers), sampled
 every 0.2 s; CPU time is the sum of user+system time over that tree. On a shared machine wall times
 are noisy: the load average is printed with every step, and CPU times are less affected.
@@ -332,6 +334,22 @@ def fmt_table(rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
+def class_archive(archive: Path | None) -> str:
+    """Record the drivers' class archive as the scheduled build's setup does, when it is missing or
+    stale (scripts/jvm_class_archive.sh; not timed, like the rest of the setup); says which."""
+    if archive is None:
+        return "none (--no-class-archive)"
+    if archive != PROJECT_DIR / "build" / "cds" / "driver.jsa":
+        return f"{archive} (CDC_LAKE_CLASS_ARCHIVE, as it is)"
+    started = time.monotonic()
+    result = subprocess.run(
+        ["bash", str(PROJECT_DIR / "scripts" / "jvm_class_archive.sh")], capture_output=True, text=True, cwd=PROJECT_DIR
+    )
+    if result.returncode != 0:
+        return f"none: scripts/jvm_class_archive.sh failed ({result.stderr.strip()[-300:]})"
+    return f"{archive} (checked or recorded in {time.monotonic() - started:.1f} s, not timed)"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--messages", type=int, default=1_000_000, help="messages N (default 1,000,000)")
@@ -357,6 +375,11 @@ def main(argv: list[str] | None = None) -> int:
         help="sets CDC_LAKE_JVM_OPTIONS, the driver JVM's options (default: the JVM's own)",
     )
     parser.add_argument(
+        "--no-class-archive",
+        action="store_true",
+        help="run every step without the drivers' class archive (CDC_LAKE_CLASS_ARCHIVE=none)",
+    )
+    parser.add_argument(
         "--event-log",
         action="store_true",
         help="record Spark's event log of each step under OUT/event-logs and print the task time of "
@@ -375,6 +398,8 @@ def main(argv: list[str] | None = None) -> int:
     ):
         if option:
             base_env[variable] = option
+    if args.no_class_archive:
+        base_env["CDC_LAKE_CLASS_ARCHIVE"] = "none"
     sys.path.insert(0, str(PROJECT_DIR / "python"))
     os.environ.update({k: v for k, v in base_env.items() if k.startswith("CDC_LAKE_")})
     from cdc_lake.settings import load_settings
@@ -399,6 +424,7 @@ def main(argv: list[str] | None = None) -> int:
         f"adaptive on, extra {settings.extra or '{}'}\n"
         f"driver JVM options: {settings.jvm_options or '(the JVM defaults)'}"
     )
+    print(f"driver class archive: {class_archive(settings.class_archive)}", flush=True)
 
     manifests: dict[str, dict] = {}
     data_needed = sorted(set(wanted) | (set() if args.skip_baseline else {"canal_debezium"}))
@@ -586,6 +612,7 @@ def main(argv: list[str] | None = None) -> int:
             "shuffle_partitions": settings.shuffle_partitions,
             "extra": settings.extra,
             "jvm_options": settings.jvm_options,
+            "class_archive": str(settings.class_archive) if settings.class_archive else None,
         },
         "manifests": manifests,
         "steps": {k: {**asdict(v), "peak_gib": round(v.peak_gib, 3)} for k, v in steps.items()},

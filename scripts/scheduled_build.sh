@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 INCOMING="${1:-${CDC_LAKE_INCOMING:-incoming}}"
-bash scripts/setup.sh
+bash scripts/setup.sh --class-archive
 export DBT_PROFILES_DIR=profiles
 
 land_args=()

@@ -1,8 +1,20 @@
 #!/usr/bin/env bash
-# Create .venv (Python 3.11) and install cdc-lake into it. Usage: scripts/setup.sh [--dev]
-# Says what it does at each step; a step that has nothing to do is quick.
+# Create .venv (Python 3.11) and install cdc-lake into it. Usage: scripts/setup.sh [--dev] [--class-archive]
+# --dev: also what the tests need. --class-archive: also record the Spark drivers' class archive
+# (about half a minute once per JDK, pyspark and class path; about 5 s less per later `cdc-lake` or
+# `dbt` process; the scheduled build asks for it). Says what it does at each step; a step that has
+# nothing to do is quick.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+dev=""
+class_archive=""
+for arg in "$@"; do
+  case "$arg" in
+    --dev) dev=1 ;;
+    --class-archive) class_archive=1 ;;
+    *) echo "setup: unknown option $arg (use --dev, --class-archive)" >&2; exit 2 ;;
+  esac
+done
 PYTHON="${PYTHON:-python3.11}"
 command -v "$PYTHON" >/dev/null 2>&1 || PYTHON=python3
 command -v java >/dev/null 2>&1 || { echo "setup: Java 17 is required (java not found on PATH)" >&2; exit 1; }
@@ -13,7 +25,7 @@ if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
 extra=""
-if [ "${1:-}" = "--dev" ]; then
+if [ -n "$dev" ]; then
   extra="[dev]"
 fi
 # uv (from PyPI, into .venv) installs the same versions pip would, in parallel: 33-42 s on a fresh
@@ -45,7 +57,7 @@ echo "setup: the Canal protobuf classes (protoc)"
 .venv/bin/python -c "from cdc_lake.proto import load_canal_pb2; load_canal_pb2()"
 # The tests' shared catalog (python/tests/test_catalog.py, `cdc-lake catalog start`) runs Debian's
 # PostgreSQL server programs; only --dev installs them (as root, with apt-get).
-if [ "${1:-}" = "--dev" ] && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null 2>&1; then
+if [ -n "$dev" ] && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "setup: PostgreSQL's server programs for the catalog tests (apt-get install postgresql)"
     export DEBIAN_FRONTEND=noninteractive
@@ -55,10 +67,16 @@ if [ "${1:-}" = "--dev" ] && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>
     exit 1
   fi
 fi
-if [ "${1:-}" = "--dev" ]; then
+if [ -n "$dev" ]; then
   # A Kafka broker for the tests of `land --kafka` (python/tests/kafka/pom.xml; git-ignored lib/).
   echo "setup: the test Kafka broker (Maven)"
   (cd python/tests/kafka && { [ -n "$(find lib -maxdepth 1 -name '*.jar' -newer pom.xml -print -quit 2>/dev/null)" ] \
     || { rm -rf lib && mvn -q -B dependency:copy-dependencies -DoutputDirectory=lib -DincludeScope=runtime 2>&1 | sed "s/\x1b\[0m//g" && touch lib/*.jar; }; })
+fi
+if [ -n "$class_archive" ]; then
+  # The class archive every Spark driver names (settings.CLASS_ARCHIVE): the JDK's and Spark's
+  # classes mapped instead of loaded and verified; nothing to do when it is up to date.
+  echo "setup: the Spark drivers' class archive (the first time about half a minute)"
+  bash scripts/jvm_class_archive.sh >/dev/null
 fi
 echo "setup: done"

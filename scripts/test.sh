@@ -12,7 +12,7 @@ setup_s=$((SECONDS - started))
 export DBT_PROFILES_DIR=profiles
 
 # The Spark drivers of the suite map the JDK's and Spark's classes from one archive
-# (scripts/jvm_class_archive.sh; made once per JDK and pyspark, in the background while the lint
+# (scripts/jvm_class_archive.sh; made once per JDK, pyspark and class path, in the background while the lint
 # and the Java tests run): about 5 s less per driver JVM the suite starts. Without it the suite
 # runs as before, only slower.
 archive_log="$(mktemp)"

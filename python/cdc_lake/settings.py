@@ -21,6 +21,18 @@ JVM_DEPS_DIR = Path(__file__).resolve().parent / "jvm" / "deps" / "lib"
 """Where scripts/fetch_jvm_deps.sh copies the JVM libraries that python/cdc_lake/jvm/deps/pom.xml
 pins (profiles.yml names each one relative to the project root)."""
 
+CLASS_ARCHIVE = Path(__file__).resolve().parents[2] / "build" / "cds" / "driver.jsa"
+"""The class-data-sharing archive of the Spark driver JVMs (Java's CDS), which
+scripts/jvm_class_archive.sh records (`scripts/setup.sh --class-archive`, the scheduled build and
+the test suite run it): the JDK's and Spark's classes, which a driver then maps instead of loading
+and verifying them, about 5 s less per JVM started (`cdc-lake land` of a small input 8.7 s against
+13.3 s, benchmarks/RESULTS.md). Every driver names it (CDC_LAKE_CLASS_ARCHIVE, `none` for none); a
+JVM ignores an archive that is missing or was recorded with another JDK or class path, silently."""
+
+CLASS_ARCHIVE_JVM_OPTIONS = "-XX:SharedArchiveFile={archive} -Xlog:cds=off -Xlog:cds+dynamic=off"
+"""The driver JVM options that map the class archive (`-Xlog:...=off`: a missing or stale archive
+is ignored without a warning)."""
+
 SHORT_RUN_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m -XX:+UseParallelGC"
 """Driver JVM options for short runs over small data (the demo, the test suite): compile with C1
 only, in a code cache large enough for Spark's generated classes, and collect with the parallel
@@ -67,6 +79,7 @@ class Settings:
     shuffle_partitions: str
     functions_jar: Path
     jvm_options: str = ""
+    class_archive: Path | None = None
     spark_master: str = "local[*]"
     catalog_url: str = ""
     extra: dict[str, str] = field(default_factory=dict)
@@ -80,6 +93,14 @@ class Settings:
     def landed_files_table(self) -> str:
         """Which input files were already landed (by content hash), for idempotent re-landing."""
         return f"{self.raw_schema}.landed_files"
+
+    @property
+    def driver_java_options(self) -> str:
+        """The driver JVM's options: the class archive's (when there is one to name), then
+        CDC_LAKE_JVM_OPTIONS, whose own -XX:SharedArchiveFile or -Xshare wins (the JVM takes the
+        last)."""
+        archive = CLASS_ARCHIVE_JVM_OPTIONS.format(archive=self.class_archive) if self.class_archive else ""
+        return f"{archive} {self.jvm_options}".strip()
 
     @property
     def uses_derby(self) -> bool:
@@ -123,8 +144,9 @@ class Settings:
             # the metastore's JDBC driver must be on the driver's own class path: DataNucleus finds
             # it through java.sql.DriverManager, which does not see spark.jars
             "spark.driver.extraClassPath": str(JVM_DEPS_DIR / "postgresql.jar"),
-            # the driver JVM's options (none by default: the JVM's own defaults)
-            "spark.driver.extraJavaOptions": self.jvm_options,
+            # the driver JVM's options: the class archive's, then CDC_LAKE_JVM_OPTIONS (none by
+            # default: the JVM's own defaults)
+            "spark.driver.extraJavaOptions": self.driver_java_options,
         }
         conf.update(self.extra)
         return conf
@@ -149,6 +171,13 @@ def runtime_jars() -> list[str]:
     return jars
 
 
+def class_archive() -> Path | None:
+    """The class archive the drivers name (CDC_LAKE_CLASS_ARCHIVE, default CLASS_ARCHIVE), or None
+    for `none`. Named whether or not it exists yet: the JVM ignores a missing one."""
+    value = _env("CDC_LAKE_CLASS_ARCHIVE", str(CLASS_ARCHIVE))
+    return None if value.lower() == "none" else Path(value).absolute()
+
+
 def load_settings() -> Settings:
     """Read the settings from the environment (see README, "Configuration")."""
     warehouse = Path(_env("CDC_LAKE_WAREHOUSE", "warehouse")).absolute()
@@ -167,6 +196,7 @@ def load_settings() -> Settings:
         shuffle_partitions=_env("CDC_LAKE_SHUFFLE_PARTITIONS", "8"),
         functions_jar=Path(_env("CDC_LAKE_FUNCTIONS_JAR", str(FUNCTIONS_JAR))).absolute(),
         jvm_options=_env("CDC_LAKE_JVM_OPTIONS", ""),
+        class_archive=class_archive(),
         spark_master=_env("CDC_LAKE_SPARK_MASTER", "local[*]"),
         catalog_url=_env("CDC_LAKE_CATALOG_URL", ""),
         extra=extra,

@@ -21,23 +21,15 @@ from typing import Any
 import pytest
 
 from cdc_lake.dbt import PROJECT_DIR
-from cdc_lake.settings import SHORT_RUN_JVM_OPTIONS
+from cdc_lake.settings import CLASS_ARCHIVE, SHORT_RUN_JVM_OPTIONS
 
 # Every Spark driver of the suite (this process's and the subprocesses', which copy os.environ) runs
 # short over small data: C1 only (settings.SHORT_RUN_JVM_OPTIONS), with the JDK's and Spark's classes
-# mapped from the archive scripts/jvm_class_archive.sh made, when there is one (a JVM whose class path
-# differs from the archive's ignores it, silently), unless the caller says otherwise.
-CLASS_ARCHIVE = PROJECT_DIR / "build" / "cds" / "driver.jsa"
-
-
-def suite_jvm_options(archive: Path = CLASS_ARCHIVE) -> str:
-    """The driver JVM options of the suite's short runs."""
-    if not archive.is_file():
-        return SHORT_RUN_JVM_OPTIONS
-    return f"{SHORT_RUN_JVM_OPTIONS} -XX:SharedArchiveFile={archive} -Xlog:cds=off -Xlog:cds+dynamic=off"
-
-
-os.environ.setdefault("CDC_LAKE_JVM_OPTIONS", suite_jvm_options())
+# mapped from the class archive that scripts/test.sh has scripts/jvm_class_archive.sh record (every
+# driver names settings.CLASS_ARCHIVE; here by its absolute path, for the dbt subprocesses that run
+# elsewhere than the project root), unless the caller says otherwise.
+os.environ.setdefault("CDC_LAKE_JVM_OPTIONS", SHORT_RUN_JVM_OPTIONS)
+os.environ.setdefault("CDC_LAKE_CLASS_ARCHIVE", str(CLASS_ARCHIVE))
 
 # ... and evaluates expressions without generating Java classes (Spark's interpreted mode, which its
 # own test suites run beside code generation): over a few rows per query, compiling the ~700 classes

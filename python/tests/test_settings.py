@@ -23,12 +23,20 @@ def _render(text: str, environ: dict[str, str]) -> str:
     return jinja2.Template(text).render(env_var=lambda name, default="": environ.get(name, default))
 
 
-@pytest.mark.parametrize("environ", [{}, {"CDC_LAKE_CATALOG_URL": "jdbc:postgresql://127.0.0.1:5433/m?user=u"}],
-                         ids=["derby", "catalog"])
+@pytest.mark.parametrize(
+    "environ",
+    [
+        {},
+        {"CDC_LAKE_CATALOG_URL": "jdbc:postgresql://127.0.0.1:5433/m?user=u"},
+        {"CDC_LAKE_CLASS_ARCHIVE": "/opt/cds/driver.jsa", "CDC_LAKE_JVM_OPTIONS": "-Xmx1g"},
+        {"CDC_LAKE_CLASS_ARCHIVE": "none"},
+    ],
+    ids=["derby", "catalog", "archive elsewhere", "no archive"],
+)
 def test_local_target_mirrors_settings(monkeypatch, tmp_path, environ):
     for name in ("CDC_LAKE_WAREHOUSE", "CDC_LAKE_METASTORE", "CDC_LAKE_DRIVER_MEMORY",
                  "CDC_LAKE_SHUFFLE_PARTITIONS", "CDC_LAKE_SPARK_CONF", "CDC_LAKE_SCHEMA", "CDC_LAKE_FUNCTIONS_JAR",
-                 "CDC_LAKE_JVM_OPTIONS", "CDC_LAKE_CATALOG_URL"):
+                 "CDC_LAKE_JVM_OPTIONS", "CDC_LAKE_CATALOG_URL", "CDC_LAKE_CLASS_ARCHIVE"):
         monkeypatch.delenv(name, raising=False)
     for name, value in environ.items():
         monkeypatch.setenv(name, value)
@@ -39,8 +47,13 @@ def test_local_target_mirrors_settings(monkeypatch, tmp_path, environ):
     conf = load_settings().spark_conf()
     # paths: the profile names them relative to the project root, settings resolves them there
     assert Path(params.pop("spark.sql.warehouse.dir")).absolute() == Path(conf.pop("spark.sql.warehouse.dir"))
+    # the class archive: the profile names it relative to the project root (dbt runs there)
+    java_options = "spark.driver.extraJavaOptions"
+    assert params.pop(java_options).replace(
+        "=build/cds/", f"={PROJECT_DIR}/build/cds/"
+    ) == conf.pop(java_options)
     url = "spark.hadoop.javax.jdo.option.ConnectionURL"
-    if environ:
+    if "CDC_LAKE_CATALOG_URL" in environ:
         assert params.pop(url) == conf.pop(url) == environ["CDC_LAKE_CATALOG_URL"]
     else:
         profile_db = re.search(r"databaseName=([^;]+)", params.pop(url)).group(1)
@@ -96,12 +109,35 @@ def test_a_build_with_few_messages_to_parse_runs_interpreted(lake, monkeypatch, 
             lake.spark.conf.set(key, value)
 
 
-def test_jvm_options_are_the_jvms_defaults_unless_set(monkeypatch):
+def test_jvm_options_are_the_class_archives_then_the_variables(monkeypatch):
+    from cdc_lake.settings import CLASS_ARCHIVE
+
     monkeypatch.delenv("CDC_LAKE_JVM_OPTIONS", raising=False)
+    monkeypatch.delenv("CDC_LAKE_CLASS_ARCHIVE", raising=False)
+    archive_options = f"-XX:SharedArchiveFile={CLASS_ARCHIVE} -Xlog:cds=off -Xlog:cds+dynamic=off"
+    assert CLASS_ARCHIVE == PROJECT_DIR / "build" / "cds" / "driver.jsa"
+    assert load_settings().spark_conf()["spark.driver.extraJavaOptions"] == archive_options
+    # the variable gives the driver JVM's options (e.g. the short-run ones of the demo and the
+    # tests), after the archive's, so that its own -Xshare or archive wins
+    monkeypatch.setenv("CDC_LAKE_JVM_OPTIONS", "-Xshare:off -XX:+UseParallelGC")
+    assert load_settings().spark_conf()["spark.driver.extraJavaOptions"] == (
+        f"{archive_options} -Xshare:off -XX:+UseParallelGC"
+    )
+    # `none`: the JVM's own defaults only
+    monkeypatch.setenv("CDC_LAKE_CLASS_ARCHIVE", "none")
+    monkeypatch.delenv("CDC_LAKE_JVM_OPTIONS")
     assert load_settings().spark_conf()["spark.driver.extraJavaOptions"] == ""
-    # the variable gives the driver JVM's options (e.g. the short-run ones of the demo and the tests)
-    monkeypatch.setenv("CDC_LAKE_JVM_OPTIONS", "-Xshare:auto -XX:+UseParallelGC")
-    assert load_settings().spark_conf()["spark.driver.extraJavaOptions"] == "-Xshare:auto -XX:+UseParallelGC"
+
+
+def test_a_missing_class_archive_is_ignored_without_a_word(tmp_path):
+    """Every driver names the class archive, which a fresh clone does not have until
+    `scripts/setup.sh --class-archive` records it: the JVM starts without it and says nothing."""
+    from cdc_lake.settings import CLASS_ARCHIVE_JVM_OPTIONS
+
+    options = CLASS_ARCHIVE_JVM_OPTIONS.format(archive=tmp_path / "missing.jsa").split()
+    result = subprocess.run(["java", *options, "-version"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert [line for line in result.stderr.splitlines() if not line.startswith("openjdk") and "OpenJDK" not in line] == []
 
 
 def test_short_run_jvm_options_start_this_jdk():
