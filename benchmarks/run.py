@@ -202,7 +202,10 @@ def with_event_log(env: dict[str, str], folder: Path | None) -> dict[str, str]:
         return env
     fresh_folder(folder)
     options = f"-Dspark.eventLog.enabled=true -Dspark.eventLog.dir=file://{folder} -Dspark.eventLog.compress=false"
-    return {**env, "CDC_LAKE_JVM_OPTIONS": f"{env.get('CDC_LAKE_JVM_OPTIONS', '')} {options}".strip()}
+    from cdc_lake.settings import DEFAULT_JVM_OPTIONS
+
+    jvm_options = env.get("CDC_LAKE_JVM_OPTIONS", "").strip() or DEFAULT_JVM_OPTIONS
+    return {**env, "CDC_LAKE_JVM_OPTIONS": f"{jvm_options} {options}"}
 
 
 def dbt_command(lake: Path) -> list[str]:
@@ -372,7 +375,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--spark-conf", help="sets CDC_LAKE_SPARK_CONF (key=value,key=value)")
     parser.add_argument(
         "--jvm-options",
-        help="sets CDC_LAKE_JVM_OPTIONS, the driver JVM's options (default: the JVM's own)",
+        help="sets CDC_LAKE_JVM_OPTIONS, the driver JVM's options (default: settings.DEFAULT_JVM_OPTIONS)",
     )
     parser.add_argument(
         "--no-class-archive",
@@ -422,7 +425,7 @@ def main(argv: list[str] | None = None) -> int:
         f"load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}, Python {platform.python_version()}\n"
         f"Spark: driver memory {settings.driver_memory}, shuffle partitions {settings.shuffle_partitions}, "
         f"adaptive on, extra {settings.extra or '{}'}\n"
-        f"driver JVM options: {settings.jvm_options or '(the JVM defaults)'}"
+        f"driver JVM options: {settings.jvm_options}"
     )
     print(f"driver class archive: {class_archive(settings.class_archive)}", flush=True)
 

@@ -33,13 +33,25 @@ CLASS_ARCHIVE_JVM_OPTIONS = "-XX:SharedArchiveFile={archive} -Xlog:cds=off -Xlog
 """The driver JVM options that map the class archive (`-Xlog:...=off`: a missing or stale archive
 is ignored without a warning)."""
 
+DEFAULT_JVM_OPTIONS = (
+    "-XX:Tier4InvocationThreshold=50000 -XX:Tier4MinInvocationThreshold=6000 "
+    "-XX:Tier4CompileThreshold=60000 -XX:Tier4BackEdgeThreshold=400000"
+)
+"""The driver JVM's options unless CDC_LAKE_JVM_OPTIONS gives others: the JIT's C2 compiler waits
+for ten times the calls and loop turns (four times the tier-4 compile threshold) before it compiles
+a method. Spark generates and loads new classes for every query, and on 2 cores C2 compiling code
+that runs a few hundred times took CPU from the queries: a 1% increment of the 1,000,000-message
+benchmark built in 58.5, 61.8 s against 67.6, 68.6 s with the JVM's defaults, its landing 12.3,
+12.6 s against 14.1, 13.6 s, while the full build's hot loops still get C2 (150.6, 158.1 s
+against 159.5 s; C1 alone, SHORT_RUN_JVM_OPTIONS, 201.0 s; benchmarks/RESULTS.md)."""
+
 SHORT_RUN_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m -XX:+UseParallelGC"
 """Driver JVM options for short runs over small data (the demo, the test suite): compile with C1
 only, in a code cache large enough for Spark's generated classes, and collect with the parallel
 collector. Spark generates new classes for every query, so a short run spends much of its CPU in
 C2 compiling code that runs a few times: on the shipped sample data these options cut the JVM's
 CPU time of a landing by about half and of a first build by about a third (docs/testing.md). Long
-builds over millions of rows want C2, the JVM's default (CDC_LAKE_JVM_OPTIONS unset)."""
+builds over millions of rows want C2 (DEFAULT_JVM_OPTIONS, CDC_LAKE_JVM_OPTIONS unset)."""
 
 
 CODEGEN_CACHE_ENTRIES = "2000"
@@ -78,7 +90,7 @@ class Settings:
     driver_memory: str
     shuffle_partitions: str
     functions_jar: Path
-    jvm_options: str = ""
+    jvm_options: str = DEFAULT_JVM_OPTIONS
     class_archive: Path | None = None
     spark_master: str = "local[*]"
     catalog_url: str = ""
@@ -97,8 +109,8 @@ class Settings:
     @property
     def driver_java_options(self) -> str:
         """The driver JVM's options: the class archive's (when there is one to name), then
-        CDC_LAKE_JVM_OPTIONS, whose own -XX:SharedArchiveFile or -Xshare wins (the JVM takes the
-        last)."""
+        CDC_LAKE_JVM_OPTIONS (default DEFAULT_JVM_OPTIONS), whose own -XX:SharedArchiveFile or
+        -Xshare wins (the JVM takes the last)."""
         archive = CLASS_ARCHIVE_JVM_OPTIONS.format(archive=self.class_archive) if self.class_archive else ""
         return f"{archive} {self.jvm_options}".strip()
 
@@ -144,8 +156,8 @@ class Settings:
             # the metastore's JDBC driver must be on the driver's own class path: DataNucleus finds
             # it through java.sql.DriverManager, which does not see spark.jars
             "spark.driver.extraClassPath": str(JVM_DEPS_DIR / "postgresql.jar"),
-            # the driver JVM's options: the class archive's, then CDC_LAKE_JVM_OPTIONS (none by
-            # default: the JVM's own defaults)
+            # the driver JVM's options: the class archive's, then CDC_LAKE_JVM_OPTIONS (default
+            # DEFAULT_JVM_OPTIONS)
             "spark.driver.extraJavaOptions": self.driver_java_options,
         }
         conf.update(self.extra)
@@ -195,7 +207,7 @@ def load_settings() -> Settings:
         driver_memory=_env("CDC_LAKE_DRIVER_MEMORY", "4g"),
         shuffle_partitions=_env("CDC_LAKE_SHUFFLE_PARTITIONS", "8"),
         functions_jar=Path(_env("CDC_LAKE_FUNCTIONS_JAR", str(FUNCTIONS_JAR))).absolute(),
-        jvm_options=_env("CDC_LAKE_JVM_OPTIONS", ""),
+        jvm_options=_env("CDC_LAKE_JVM_OPTIONS", DEFAULT_JVM_OPTIONS),
         class_archive=class_archive(),
         spark_master=_env("CDC_LAKE_SPARK_MASTER", "local[*]"),
         catalog_url=_env("CDC_LAKE_CATALOG_URL", ""),

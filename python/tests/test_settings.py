@@ -110,23 +110,47 @@ def test_a_build_with_few_messages_to_parse_runs_interpreted(lake, monkeypatch, 
 
 
 def test_jvm_options_are_the_class_archives_then_the_variables(monkeypatch):
-    from cdc_lake.settings import CLASS_ARCHIVE
+    from cdc_lake.settings import CLASS_ARCHIVE, DEFAULT_JVM_OPTIONS
 
     monkeypatch.delenv("CDC_LAKE_JVM_OPTIONS", raising=False)
     monkeypatch.delenv("CDC_LAKE_CLASS_ARCHIVE", raising=False)
     archive_options = f"-XX:SharedArchiveFile={CLASS_ARCHIVE} -Xlog:cds=off -Xlog:cds+dynamic=off"
     assert CLASS_ARCHIVE == PROJECT_DIR / "build" / "cds" / "driver.jsa"
-    assert load_settings().spark_conf()["spark.driver.extraJavaOptions"] == archive_options
+    assert load_settings().spark_conf()["spark.driver.extraJavaOptions"] == f"{archive_options} {DEFAULT_JVM_OPTIONS}"
     # the variable gives the driver JVM's options (e.g. the short-run ones of the demo and the
     # tests), after the archive's, so that its own -Xshare or archive wins
     monkeypatch.setenv("CDC_LAKE_JVM_OPTIONS", "-Xshare:off -XX:+UseParallelGC")
     assert load_settings().spark_conf()["spark.driver.extraJavaOptions"] == (
         f"{archive_options} -Xshare:off -XX:+UseParallelGC"
     )
-    # `none`: the JVM's own defaults only
+    # `none`: the default options only
     monkeypatch.setenv("CDC_LAKE_CLASS_ARCHIVE", "none")
     monkeypatch.delenv("CDC_LAKE_JVM_OPTIONS")
-    assert load_settings().spark_conf()["spark.driver.extraJavaOptions"] == ""
+    assert load_settings().spark_conf()["spark.driver.extraJavaOptions"] == DEFAULT_JVM_OPTIONS
+
+
+def test_default_jvm_options_start_this_jdk_with_c2_later():
+    """The default driver options are options of the JDK in use (a JVM stops at once on an option
+    it does not know), and they raise C2's thresholds, leaving C1 and the rest as they are."""
+    from cdc_lake.settings import DEFAULT_JVM_OPTIONS
+
+    def flags(*options: str) -> dict[str, str]:
+        result = subprocess.run(
+            ["java", *options, "-XX:+PrintFlagsFinal", "-version"], capture_output=True, text=True, timeout=60
+        )
+        assert result.returncode == 0, result.stderr
+        return {m.group(1): m.group(2) for m in re.finditer(r"^\s*\S+ (\w+)\s+= (\S+)", result.stdout, re.M)}
+
+    defaults, ours = flags(), flags(*DEFAULT_JVM_OPTIONS.split())
+    assert int(ours["Tier4InvocationThreshold"]) == 10 * int(defaults["Tier4InvocationThreshold"])
+    assert int(ours["Tier4BackEdgeThreshold"]) == 10 * int(defaults["Tier4BackEdgeThreshold"])
+    assert int(ours["Tier4CompileThreshold"]) == 4 * int(defaults["Tier4CompileThreshold"])
+    assert ours["TieredStopAtLevel"] == defaults["TieredStopAtLevel"] == "4"
+    # (where the JVM maps its class archive differs from run to run)
+    changed = {name for name in defaults if ours.get(name) != defaults[name]} - {"SharedBaseAddress"}
+    assert changed == {
+        "Tier4InvocationThreshold", "Tier4MinInvocationThreshold", "Tier4CompileThreshold", "Tier4BackEdgeThreshold"
+    }
 
 
 def test_a_missing_class_archive_is_ignored_without_a_word(tmp_path):
