@@ -337,12 +337,14 @@ def fmt_table(rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
-def class_archive(archive: Path | None) -> str:
+def ensure_class_archive(archive: Path | None) -> str:
     """Record the drivers' class archive as the scheduled build's setup does, when it is missing or
     stale (scripts/jvm_class_archive.sh; not timed, like the rest of the setup); says which."""
+    from cdc_lake.settings import CLASS_ARCHIVE
+
     if archive is None:
         return "none (--no-class-archive)"
-    if archive != PROJECT_DIR / "build" / "cds" / "driver.jsa":
+    if archive != CLASS_ARCHIVE:
         return f"{archive} (CDC_LAKE_CLASS_ARCHIVE, as it is)"
     started = time.monotonic()
     result = subprocess.run(
@@ -427,7 +429,7 @@ def main(argv: list[str] | None = None) -> int:
         f"adaptive on, extra {settings.extra or '{}'}\n"
         f"driver JVM options: {settings.jvm_options}"
     )
-    print(f"driver class archive: {class_archive(settings.class_archive)}", flush=True)
+    print(f"driver class archive: {ensure_class_archive(settings.class_archive)}", flush=True)
 
     manifests: dict[str, dict] = {}
     data_needed = sorted(set(wanted) | (set() if args.skip_baseline else {"canal_debezium"}))

@@ -43,7 +43,7 @@ a method. Spark generates and loads new classes for every query, and on 2 cores 
 that runs a few hundred times took CPU from the queries: a 1% increment of the 1,000,000-message
 benchmark built in 58.5, 61.8 s against 67.6, 68.6 s with the JVM's defaults, its landing 12.3,
 12.6 s against 14.1, 13.6 s, while the full build's hot loops still get C2 (150.6, 158.1 s
-against 159.5 s; C1 alone, SHORT_RUN_JVM_OPTIONS, 201.0 s; benchmarks/RESULTS.md)."""
+against 159.5, 168.8 s; C1 alone, SHORT_RUN_JVM_OPTIONS, 201.0 s; benchmarks/RESULTS.md)."""
 
 SHORT_RUN_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m -XX:+UseParallelGC"
 """Driver JVM options for short runs over small data (the demo, the test suite): compile with C1
