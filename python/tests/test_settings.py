@@ -273,3 +273,24 @@ def test_no_generated_method_is_larger_than_the_jit_compiles(lake):
 
     assert HUGE_METHOD_LIMIT == "8000"
     assert lake.spark.conf.get("spark.sql.codegen.hugeMethodLimit") == HUGE_METHOD_LIMIT
+
+
+def test_parquet_files_have_no_dictionary_pages(lake, tmp_path):
+    """The session writes Parquet without dictionary pages (settings.PARQUET_DICTIONARY): a column
+    of repeated values, which parquet-mr would dictionary-encode, is stored plain."""
+    import pyarrow.parquet as pq
+
+    from cdc_lake.settings import PARQUET_DICTIONARY
+
+    assert PARQUET_DICTIONARY == "false"
+    folder = tmp_path / "written"
+    lake.spark.sql("select id, concat('table_', id % 3) as source_table from range(1000)").write.parquet(str(folder))
+    files = sorted(folder.glob("*.parquet"))
+    assert files
+    for file in files:
+        metadata = pq.ParquetFile(file).metadata
+        for group in range(metadata.num_row_groups):
+            for column in range(metadata.num_columns):
+                chunk = metadata.row_group(group).column(column)
+                assert chunk.dictionary_page_offset is None, f"{file.name}: {chunk.path_in_schema} has a dictionary page"
+                assert not any("DICTIONARY" in encoding for encoding in chunk.encodings), chunk.encodings
