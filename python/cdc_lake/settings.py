@@ -68,7 +68,7 @@ PARQUET_DICTIONARY = "false"
 """Whether Parquet files get dictionary pages (parquet.enable.dictionary, a Hadoop setting). Most of
 what the project writes is distinct per row (change and message ids, keys, row images, message
 text): there parquet-mr builds a dictionary for each column chunk only to give it up when it
-outgrows its page. Without dictionaries a full build of 1,000,000 messages took 4-5% less time
+outgrows its page. Without dictionaries a full build of 1,000,000 messages took about 5% less time
 (int_cdc__changes and int_cdc__history_versions, which read back what the build wrote, about 10%
 less), for files about 17% larger (benchmarks/RESULTS.md)."""
 

@@ -292,5 +292,6 @@ def test_parquet_files_have_no_dictionary_pages(lake, tmp_path):
         for group in range(metadata.num_row_groups):
             for column in range(metadata.num_columns):
                 chunk = metadata.row_group(group).column(column)
-                assert chunk.dictionary_page_offset is None, f"{file.name}: {chunk.path_in_schema} has a dictionary page"
+                where = f"{file.name}: {chunk.path_in_schema}"
+                assert chunk.dictionary_page_offset is None, f"{where} has a dictionary page"
                 assert not any("DICTIONARY" in encoding for encoding in chunk.encodings), chunk.encodings
