@@ -18,7 +18,10 @@ In one run on this machine, with the same Spark settings for every step:
    own line: what format detection adds to the landing;
 4. (c1) to (c5): each increment in turn landed into that lake (`--format <id>` as in (b)), then
    `dbt build`;
-5. prints a table (wall time, CPU time and peak memory of each step) and the ratios (b)/(a),
+5. with --follower-rounds K, (f1) to (fK): K more increments landed and built round after round in
+   one process, as `cdc-lake land --kafka ... --follow` runs them (benchmarks/follower_rounds.py),
+   each round its own line (the first pays the JVM's start, as the separate steps all do);
+6. prints a table (wall time, CPU time and peak memory of each step) and the ratios (b)/(a),
    each (cN)/(b) and the landing's auto/known (and (a2)/(a), (b)/(a2)) against issue 30's targets,
    and writes it all to benchmarks/out/results.json.
 
@@ -327,6 +330,53 @@ def check_current(counts: dict, manifest: dict, key: str) -> str:
     return "ok" if not problems else "; ".join(problems)
 
 
+def follower_rounds(
+    name: str,
+    lake: Path,
+    data: Path,
+    formats: list[str],
+    manifest: dict,
+    env: dict[str, str],
+    args: argparse.Namespace,
+    steps: dict[str, Step],
+    messages: dict[str, int],
+    checks: dict[str, str],
+) -> None:
+    """(f1) ... (fK): the increments after (cN), landed and built round after round in one process
+    (benchmarks/follower_rounds.py, as `cdc-lake land --kafka ... --follow` runs them); one step per
+    round from the script's own figures, the process's peak memory for each."""
+    first = args.increments + 1
+    numbers = range(first, first + args.follower_rounds)
+    print(f"(f) a follower: {args.follower_rounds} more 1% increments landed and built in one process on {name}", flush=True)
+    command = [str(VENV_BIN / "python"), str(PROJECT_DIR / "benchmarks" / "follower_rounds.py")]
+    for n in numbers:
+        command += ["--round"] if n != first else []
+        command += [word for f in formats for word in ("--format", f, str(data / f"increment-{n}" / f"{f}.jsonl"))]
+    command += ["--target-path", str(lake / "dbt-target"), "--log-path", str(lake / "dbt-logs")]
+    process = measure(f"(f) follower {name}", command, env, args.out.absolute() / "logs" / f"{name}-f.log", args.sample_interval)
+    lines = [line for line in Path(process.log).read_text().splitlines() if line.startswith('{"round"')]
+    for line, n in zip(lines, numbers):
+        figures = json.loads(line)
+        label = f"(f{figures['round']}) follower round {name}"
+        steps[label] = Step(
+            label,
+            seconds=figures["total_s"],
+            cpu_seconds=figures["cpu_s"],
+            peak_rss_bytes=process.peak_rss_bytes,
+            load_before=process.load_before,
+            load_after=process.load_after,
+            detail=figures,
+        )
+        messages[label] = manifest["increment_messages"][n - 1]
+        print(f"      round {figures['round']}: land {figures['land_s']:.1f} s + build {figures['build_s']:.1f} s", flush=True)
+    if process.returncode or len(lines) < len(numbers):
+        steps[f"(f) follower {name}"] = process
+        messages[f"(f) follower {name}"] = 0
+        return
+    last = steps[f"(f{len(lines)}) follower round {name}"]
+    checks[last.name] = check_current(lake_counts(lake), manifest, f"live_rows_{numbers[-1]}")
+
+
 def fmt_table(rows: list[list[str]]) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = []
@@ -372,6 +422,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reuse-data", action="store_true", help="reuse generated data of the same N and seed")
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--increments", type=int, default=5, help="successive 1%% increments (c1), (c2), ... (default 5)")
+    parser.add_argument(
+        "--follower-rounds",
+        type=int,
+        default=0,
+        help="after the increments, this many more landed and built in one process, as a follower runs them (default 0)",
+    )
     parser.add_argument("--driver-memory", help="sets CDC_LAKE_DRIVER_MEMORY (default: settings.py's, 4g)")
     parser.add_argument("--shuffle-partitions", help="sets CDC_LAKE_SHUFFLE_PARTITIONS (default: settings.py's, 8)")
     parser.add_argument("--spark-conf", help="sets CDC_LAKE_SPARK_CONF (key=value,key=value)")
@@ -442,14 +498,14 @@ def main(argv: list[str] | None = None) -> int:
                 manifest["messages"] == args.messages
                 and manifest["seed"] == args.seed
                 and list(manifest["formats"]) == inputs[name]
-                and manifest.get("increments") == args.increments
+                and manifest.get("increments") == args.increments + args.follower_rounds
             ):
                 manifests[name] = manifest
                 print(f"reusing {folder} ({manifest['base_messages']:,} messages)")
                 continue
         print(f"generating {name}: {', '.join(inputs[name])} ...", flush=True)
         manifests[name] = generate.generate(
-            args.messages, folder, inputs[name], seed=args.seed, increments=args.increments
+            args.messages, folder, inputs[name], seed=args.seed, increments=args.increments + args.follower_rounds
         )
         m = manifests[name]
         increments = " + ".join(f"{n:,}" for n in m["increment_messages"])
@@ -552,6 +608,8 @@ def main(argv: list[str] | None = None) -> int:
             if land.returncode:
                 print(f"  {label}'s landing failed on {name}: no increments after it")
                 break
+        if args.follower_rounds and not any(s.returncode for s in steps.values()):
+            follower_rounds(name, lake, data, inputs[name], manifests[name], env, args, steps, messages, checks)
 
     rows = [["step", "messages", "wall s", "CPU s", "peak GiB", "load", "check"]]
     for key, step in steps.items():
@@ -587,6 +645,11 @@ def main(argv: list[str] | None = None) -> int:
             if b and c and not b.returncode and not c.returncode:
                 ratios[f"(c{number})/(b) {name} wall"] = c.seconds / b.seconds
                 ratios[f"(c{number})/(b) {name} CPU"] = c.cpu_seconds / b.cpu_seconds if b.cpu_seconds else float("nan")
+        for number in range(1, args.follower_rounds + 1):
+            f = steps.get(f"(f{number}) follower round {name}")
+            if b and f and not b.returncode and not f.returncode:
+                ratios[f"(f{number})/(b) {name} wall"] = f.seconds / b.seconds
+                ratios[f"(f{number})/(b) {name} CPU"] = f.cpu_seconds / b.cpu_seconds if b.cpu_seconds else float("nan")
         auto, known = steps.get(f"(b) land --format auto {name}"), steps.get(f"(b) land {name}")
         if auto and known and not auto.returncode and not known.returncode:
             ratios[f"land auto/known {name} wall"] = auto.seconds / known.seconds
@@ -594,6 +657,10 @@ def main(argv: list[str] | None = None) -> int:
     for key, value in ratios.items():
         if key.startswith("(c"):
             target = "target <= 0.10"
+        elif key.startswith("(f1)"):
+            target = "a follower's first round: its JVM starts"
+        elif key.startswith("(f"):
+            target = "a follower's later round, one process (not the target's measure)"
         else:
             target = {
                 "(b)/(a) ": "target <= 2.5 (aim 2.0)",
