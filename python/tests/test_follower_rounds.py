@@ -1,0 +1,61 @@
+"""benchmarks/follower_rounds.py: its rounds from the command line, and the CPU of a process tree."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+
+import follower_rounds  # noqa: E402
+
+
+def test_rounds_split_at_round_with_their_formats_and_the_dbt_paths() -> None:
+    rounds, options = follower_rounds.parse_rounds(
+        [
+            "--format", "canal_json", "a/canal.jsonl", "--format", "debezium_json", "a/debezium.jsonl",
+            "--round", "--format", "canal_json", "b/canal.jsonl",
+            "--target-path", "/lake/dbt-target",
+        ]
+    )  # fmt: skip
+    assert rounds == [
+        [("canal_json", "a/canal.jsonl"), ("debezium_json", "a/debezium.jsonl")],
+        [("canal_json", "b/canal.jsonl")],
+    ]
+    assert options.target_path == "/lake/dbt-target"
+    assert options.log_path is None
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--format", "canal_json"],  # no file
+        ["--format", "canal_json", "a.jsonl", "--round"],  # an empty last round
+        ["a.jsonl"],  # a file without its format
+    ],
+)
+def test_a_round_without_a_format_and_file_is_refused(argv: list[str]) -> None:
+    with pytest.raises(SystemExit):
+        follower_rounds.parse_rounds(argv)
+
+
+def test_the_tree_cpu_counts_a_busy_child() -> None:
+    child = subprocess.Popen(
+        [sys.executable, "-c", "import time\nend = time.process_time() + 0.5\nwhile time.process_time() < end: pass\ntime.sleep(30)"]
+    )
+    try:
+        deadline = time.monotonic() + 20
+        own = sum(os.times()[:2])
+        while follower_rounds.tree_cpu_seconds(os.getpid()) - own < 0.4 and time.monotonic() < deadline:
+            time.sleep(0.1)
+            own = sum(os.times()[:2])
+        assert follower_rounds.tree_cpu_seconds(os.getpid()) - own >= 0.4
+        assert follower_rounds.tree_cpu_seconds(child.pid) >= 0.4
+    finally:
+        child.kill()
+        child.wait()
