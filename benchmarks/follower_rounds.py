@@ -1,13 +1,14 @@
 """Increments as a follower runs them: land and build, round after round, in one process.
 
     .venv/bin/python benchmarks/follower_rounds.py --format canal_json FILE --format debezium_json FILE \\
-        [--round] --format canal_json FILE ... [--target-path DIR --log-path DIR]
+        [--round --format canal_json FILE ...]
 
 `cdc-lake land --kafka ... --follow` lands and runs `dbt build` in the same process and Spark
 session, round after round, so only its first round pays the JVM's start and warm-up. This script
 does the same with files instead of topics (one round per `--round`-separated group: each file
 landed with its known format, a landing per format, then the follower's build) in the lake the
-CDC_LAKE_* variables name, and prints one JSON line per round: its landing's and its build's wall
+CDC_LAKE_* variables name (dbt's target and logs under CDC_LAKE_DBT_STATE, as for any in-process
+build), and prints one JSON line per round: its landing's and its build's wall
 seconds and the CPU seconds of the process tree (Python and the JVM) over the round.
 `benchmarks/run.py --follower-rounds K` runs it after the separate-process increments.
 """
@@ -50,14 +51,11 @@ def tree_cpu_seconds(root: int) -> float:
     return total
 
 
-def parse_rounds(argv: list[str]) -> tuple[list[list[tuple[str, str]]], argparse.Namespace]:
-    """The (format id, path) groups of each round, split at `--round`, and the dbt paths."""
+def parse_rounds(argv: list[str]) -> list[list[tuple[str, str]]]:
+    """The (format id, path) groups of each round, split at `--round`."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--target-path", help="dbt's --target-path for every build")
-    parser.add_argument("--log-path", help="dbt's --log-path for every build")
-    options, rest = parser.parse_known_args(argv)
     rounds: list[list[tuple[str, str]]] = [[]]
-    words = iter(rest)
+    words = iter(argv)
     for word in words:
         if word == "--round":
             rounds.append([])
@@ -70,24 +68,20 @@ def parse_rounds(argv: list[str]) -> tuple[list[list[tuple[str, str]]], argparse
             parser.error(f"unexpected argument {word!r}: give --format ID FILE pairs split by --round")
     if not all(rounds):
         parser.error("every round needs at least one --format ID FILE")
-    return rounds, options
+    return rounds
 
 
 def main(argv: list[str] | None = None) -> int:
-    rounds, options = parse_rounds(sys.argv[1:] if argv is None else argv)
+    rounds = parse_rounds(sys.argv[1:] if argv is None else argv)
     from cdc_lake.dbt import run_dbt
     from cdc_lake.follow import BUILD_ARGS
     from cdc_lake.land import land_each
 
-    dbt_paths = [
-        *(("--target-path", options.target_path) if options.target_path else ()),
-        *(("--log-path", options.log_path) if options.log_path else ()),
-    ]
     for number, groups in enumerate(rounds, start=1):
         cpu_before, started = tree_cpu_seconds(os.getpid()), time.monotonic()
         land_each([(format_id, [path]) for format_id, path in groups], say=lambda _message: None)
         landed = time.monotonic()
-        run_dbt([*BUILD_ARGS, *dbt_paths])
+        run_dbt(BUILD_ARGS)
         built = time.monotonic()
         print(
             json.dumps(

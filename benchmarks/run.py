@@ -352,7 +352,6 @@ def follower_rounds(
     for n in numbers:
         command += ["--round"] if n != first else []
         command += [word for f in formats for word in ("--format", f, str(data / f"increment-{n}" / f"{f}.jsonl"))]
-    command += ["--target-path", str(lake / "dbt-target"), "--log-path", str(lake / "dbt-logs")]
     process = measure(f"(f) follower {name}", command, env, args.out.absolute() / "logs" / f"{name}-f.log", args.sample_interval)
     lines = [line for line in Path(process.log).read_text().splitlines() if line.startswith('{"round"')]
     for line, n in zip(lines, numbers):

@@ -15,20 +15,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import follower_rounds  # noqa: E402
 
 
-def test_rounds_split_at_round_with_their_formats_and_the_dbt_paths() -> None:
-    rounds, options = follower_rounds.parse_rounds(
+def test_rounds_split_at_round_with_their_formats() -> None:
+    rounds = follower_rounds.parse_rounds(
         [
             "--format", "canal_json", "a/canal.jsonl", "--format", "debezium_json", "a/debezium.jsonl",
             "--round", "--format", "canal_json", "b/canal.jsonl",
-            "--target-path", "/lake/dbt-target",
         ]
     )  # fmt: skip
     assert rounds == [
         [("canal_json", "a/canal.jsonl"), ("debezium_json", "a/debezium.jsonl")],
         [("canal_json", "b/canal.jsonl")],
     ]
-    assert options.target_path == "/lake/dbt-target"
-    assert options.log_path is None
 
 
 @pytest.mark.parametrize(
