@@ -8,46 +8,50 @@ session, round after round, so only its first round pays the JVM's start and war
 does the same with files instead of topics (one round per `--round`-separated group: each file
 landed with its known format, a landing per format, then the follower's build) in the lake the
 CDC_LAKE_* variables name (dbt's target and logs under CDC_LAKE_DBT_STATE, as for any in-process
-build), and prints one JSON line per round: its landing's and its build's wall
-seconds and the CPU seconds of the process tree (Python and the JVM) over the round.
+build). It prints one JSON line per round: its landing's and its build's wall seconds, the CPU
+seconds of the process tree (Python and the JVM) over the round, and the tree's and Python's own
+resident memory when the round ended (whether a long-lived follower keeps growing).
 `benchmarks/run.py --follower-rounds K` runs it after the separate-process increments.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
 import time
 from pathlib import Path
 
+import psutil
+
 PROJECT_DIR = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT_DIR / "python"))
 
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+def process_tree(root: int) -> list[psutil.Process]:
+    """`root` and its live descendants."""
+    process = psutil.Process(root)
+    return [process, *process.children(recursive=True)]
 
 
 def tree_cpu_seconds(root: int) -> float:
-    """User + system CPU seconds of `root` and its live descendants (/proc)."""
-    children: dict[int, list[int]] = {}
-    times: dict[int, float] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        pid = int(entry)
-        children.setdefault(int(fields[1]), []).append(pid)
-        times[pid] = (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
-    total, todo = 0.0, [root]
-    while todo:
-        pid = todo.pop()
-        total += times.get(pid, 0.0)
-        todo.extend(children.get(pid, []))
+    """User + system CPU seconds of `root` and its live descendants."""
+    total = 0.0
+    for process in process_tree(root):
+        with contextlib.suppress(psutil.NoSuchProcess):
+            times = process.cpu_times()
+            total += times.user + times.system
+    return total
+
+
+def tree_rss_bytes(root: int) -> int:
+    """Resident memory of `root` and its live descendants, in bytes."""
+    total = 0
+    for process in process_tree(root):
+        with contextlib.suppress(psutil.NoSuchProcess):
+            total += process.memory_info().rss
     return total
 
 
@@ -91,6 +95,8 @@ def main(argv: list[str] | None = None) -> int:
                     "build_s": round(built - landed, 2),
                     "total_s": round(built - started, 2),
                     "cpu_s": round(tree_cpu_seconds(os.getpid()) - cpu_before, 2),
+                    "rss_gib_after": round(tree_rss_bytes(os.getpid()) / 1024**3, 2),
+                    "python_rss_gib_after": round(psutil.Process().memory_info().rss / 1024**3, 2),
                 }
             ),
             flush=True,

@@ -367,7 +367,11 @@ def follower_rounds(
             detail=figures,
         )
         messages[label] = manifest["increment_messages"][n - 1]
-        print(f"      round {figures['round']}: land {figures['land_s']:.1f} s + build {figures['build_s']:.1f} s", flush=True)
+        print(
+            f"      round {figures['round']}: land {figures['land_s']:.1f} s + build {figures['build_s']:.1f} s, "
+            f"{figures['rss_gib_after']:.2f} GiB resident after it (Python {figures['python_rss_gib_after']:.2f})",
+            flush=True,
+        )
     if process.returncode or len(lines) < len(numbers):
         steps[f"(f) follower {name}"] = process
         messages[f"(f) follower {name}"] = 0

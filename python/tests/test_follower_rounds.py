@@ -56,3 +56,19 @@ def test_the_tree_cpu_counts_a_busy_child() -> None:
     finally:
         child.kill()
         child.wait()
+
+
+def test_the_tree_rss_holds_a_child_that_holds_memory() -> None:
+    child = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time\nheld = bytearray(300 * 1024 * 1024)\nprint(flush=True)\ntime.sleep(30)"],
+        stdout=subprocess.PIPE,
+    )
+    try:
+        assert child.stdout is not None
+        child.stdout.readline()  # the child holds its memory now
+        assert follower_rounds.tree_rss_bytes(child.pid) >= 250 * 1024 * 1024
+        assert follower_rounds.tree_rss_bytes(os.getpid()) >= follower_rounds.tree_rss_bytes(child.pid)
+        assert child.pid in [p.pid for p in follower_rounds.process_tree(os.getpid())]
+    finally:
+        child.kill()
+        child.wait()
