@@ -46,13 +46,13 @@ def test_the_tree_cpu_counts_a_busy_child() -> None:
         [sys.executable, "-c", "import time\nend = time.process_time() + 0.5\nwhile time.process_time() < end: pass\ntime.sleep(30)"]
     )
     try:
-        deadline = time.monotonic() + 20
-        own = sum(os.times()[:2])
-        while follower_rounds.tree_cpu_seconds(os.getpid()) - own < 0.4 and time.monotonic() < deadline:
+        deadline = time.monotonic() + 30
+        while follower_rounds.tree_cpu_seconds(child.pid) < 0.4 and time.monotonic() < deadline:
             time.sleep(0.1)
-            own = sum(os.times()[:2])
-        assert follower_rounds.tree_cpu_seconds(os.getpid()) - own >= 0.4
-        assert follower_rounds.tree_cpu_seconds(child.pid) >= 0.4
+        busy = follower_rounds.tree_cpu_seconds(child.pid)
+        assert busy >= 0.4
+        # this process's tree holds the child (and whatever else this test worker started)
+        assert follower_rounds.tree_cpu_seconds(os.getpid()) >= busy + sum(os.times()[:2]) - 0.05
     finally:
         child.kill()
         child.wait()
