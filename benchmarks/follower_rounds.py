@@ -17,7 +17,6 @@ resident memory when the round ended (whether a long-lived follower keeps growin
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import sys
@@ -26,33 +25,26 @@ from pathlib import Path
 
 import psutil
 
+from run import TreeSampler  # benchmarks/run.py, beside this script
+
 PROJECT_DIR = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT_DIR / "python"))
 
 
-def process_tree(root: int) -> list[psutil.Process]:
-    """`root` and its live descendants."""
-    process = psutil.Process(root)
-    return [process, *process.children(recursive=True)]
-
-
 def tree_cpu_seconds(root: int) -> float:
-    """User + system CPU seconds of `root` and its live descendants."""
-    total = 0.0
-    for process in process_tree(root):
-        with contextlib.suppress(psutil.NoSuchProcess):
-            times = process.cpu_times()
-            total += times.user + times.system
-    return total
+    """User + system CPU seconds of `root` and its live descendants (one sample of run.py's
+    TreeSampler)."""
+    sampler = TreeSampler(root)
+    sampler.sample()
+    return sampler.cpu_seconds
 
 
 def tree_rss_bytes(root: int) -> int:
-    """Resident memory of `root` and its live descendants, in bytes."""
-    total = 0
-    for process in process_tree(root):
-        with contextlib.suppress(psutil.NoSuchProcess):
-            total += process.memory_info().rss
-    return total
+    """Resident memory of `root` and its live descendants, in bytes (one sample of run.py's
+    TreeSampler, which counts a child the JVM has just vforked once, not twice)."""
+    sampler = TreeSampler(root)
+    sampler.sample()
+    return sampler.peak_rss
 
 
 def parse_rounds(argv: list[str]) -> list[list[tuple[str, str]]]:

@@ -643,16 +643,13 @@ def main(argv: list[str] | None = None) -> int:
             ratios[f"(b)/(a) {name} CPU"] = b.cpu_seconds / a.cpu_seconds if a.cpu_seconds else float("nan")
         if a2 and b and not a2.returncode and not b.returncode:
             ratios[f"(b)/(a2) {name} wall"] = b.seconds / a2.seconds
-        for number in range(1, args.increments + 1):
-            c = steps.get(f"(c{number}) total {name}")
+        later_steps = [(f"(c{n})", f"(c{n}) total {name}") for n in range(1, args.increments + 1)]
+        later_steps += [(f"(f{n})", f"(f{n}) follower round {name}") for n in range(1, args.follower_rounds + 1)]
+        for label, key in later_steps:
+            c = steps.get(key)
             if b and c and not b.returncode and not c.returncode:
-                ratios[f"(c{number})/(b) {name} wall"] = c.seconds / b.seconds
-                ratios[f"(c{number})/(b) {name} CPU"] = c.cpu_seconds / b.cpu_seconds if b.cpu_seconds else float("nan")
-        for number in range(1, args.follower_rounds + 1):
-            f = steps.get(f"(f{number}) follower round {name}")
-            if b and f and not b.returncode and not f.returncode:
-                ratios[f"(f{number})/(b) {name} wall"] = f.seconds / b.seconds
-                ratios[f"(f{number})/(b) {name} CPU"] = f.cpu_seconds / b.cpu_seconds if b.cpu_seconds else float("nan")
+                ratios[f"{label}/(b) {name} wall"] = c.seconds / b.seconds
+                ratios[f"{label}/(b) {name} CPU"] = c.cpu_seconds / b.cpu_seconds if b.cpu_seconds else float("nan")
         auto, known = steps.get(f"(b) land --format auto {name}"), steps.get(f"(b) land {name}")
         if auto and known and not auto.returncode and not known.returncode:
             ratios[f"land auto/known {name} wall"] = auto.seconds / known.seconds

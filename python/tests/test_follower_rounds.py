@@ -1,4 +1,4 @@
-"""benchmarks/follower_rounds.py: its rounds from the command line, and the CPU of a process tree."""
+"""benchmarks/follower_rounds.py: its rounds from the command line, and the CPU and memory of a process tree."""
 
 from __future__ import annotations
 
@@ -67,8 +67,8 @@ def test_the_tree_rss_holds_a_child_that_holds_memory() -> None:
         assert child.stdout is not None
         child.stdout.readline()  # the child holds its memory now
         assert follower_rounds.tree_rss_bytes(child.pid) >= 250 * 1024 * 1024
+        # this process's tree holds the child
         assert follower_rounds.tree_rss_bytes(os.getpid()) >= follower_rounds.tree_rss_bytes(child.pid)
-        assert child.pid in [p.pid for p in follower_rounds.process_tree(os.getpid())]
     finally:
         child.kill()
         child.wait()
