@@ -66,92 +66,166 @@
 {% endmacro %}
 
 
+{% macro cdc_source_type_codes() %}
+    {#-
+        The source type names cdc-lake knows (base names, as cdc_type_base gives them), by the
+        java.sql.Types code each stands for: MySQL, OceanBase (OMS light types), Oracle, PostgreSQL
+        and SQL Server names, Kafka Connect's schema types and Debezium's logical types. One table
+        answers both questions about a type text: its code (cdc_jdbc_type_for) and, through the
+        code, the Spark type of its values (cdc_spark_type_for). Any other `io.debezium.` type is 12.
+    -#}
+    {{ return({
+        -7: ['bit', 'io.debezium.data.bits'],
+        -6: ['tinyint', 'int1', 'int8'],
+        5: ['smallint', 'int2', 'int16'],
+        4: [
+            'int', 'integer', 'int4', 'mediumint', 'middleint', 'int3', 'year', 'int32',
+            'io.debezium.time.year',
+        ],
+        -5: ['bigint', 'bigserial', 'serial', 'int64', 'long'],
+        3: [
+            'decimal', 'dec', 'fixed', 'bigdecimal', 'org.apache.kafka.connect.data.decimal',
+            'io.debezium.data.variablescaledecimal',
+        ],
+        2: ['numeric', 'number'],
+        6: ['float'],
+        7: ['real', 'float4', 'binary_float', 'float32'],
+        8: ['double', 'float8', 'binary_double', 'float64'],
+        16: ['bool', 'boolean'],
+        91: ['date', 'org.apache.kafka.connect.data.date', 'io.debezium.time.date'],
+        92: [
+            'time', 'timetz', 'org.apache.kafka.connect.data.time', 'io.debezium.time.time',
+            'io.debezium.time.microtime', 'io.debezium.time.nanotime',
+        ],
+        2013: ['io.debezium.time.zonedtime'],
+        93: [
+            'datetime', 'timestamp', 'datetime2', 'smalldatetime', 'org.apache.kafka.connect.data.timestamp',
+            'io.debezium.time.timestamp', 'io.debezium.time.microtimestamp', 'io.debezium.time.nanotimestamp',
+        ],
+        2014: [
+            'timestamptz', 'datetimeoffset', 'zoned_datetime', 'timestamp_with_time_zone',
+            'timestamp_with_local_time_zone', 'io.debezium.time.zonedtimestamp',
+        ],
+        1: ['char', 'nchar', 'character'],
+        12: [
+            'varchar', 'nvarchar', 'varchar2', 'nvarchar2', 'string', 'enum', 'set', 'uuid', 'rowid',
+            'urowid', 'citext', 'varchar_ignorecase',
+        ],
+        -1: ['text', 'tinytext', 'mediumtext', 'longtext', 'json', 'jsonb'],
+        2005: ['clob'],
+        2011: ['nclob'],
+        2009: ['xml'],
+        -2: ['binary'],
+        -3: ['varbinary', 'raw', 'bytes', 'bytea'],
+        -4: ['longraw', 'long_raw'],
+        2004: ['tinyblob', 'blob', 'mediumblob', 'longblob', 'bfile', 'image'],
+        1111: [
+            'interval', 'interval_day_to_second', 'interval_year_to_month', 'geometry', 'point',
+            'linestring', 'polygon', 'multipoint', 'multilinestring', 'multipolygon',
+            'geometrycollection', 'geography', 'inet', 'cidr', 'macaddr', 'money',
+        ],
+    }) }}
+{% endmacro %}
+
+
+{% macro cdc_jdbc_spark_types() %}
+    {#- The Spark type of each java.sql.Types code (the 002 appendix); any other code gives string. -#}
+    {{ return({
+        'boolean': [16, -7],
+        'int': [-6, 5, 4],
+        'bigint': [-5],
+        'decimal(38,18)': [2, 3],
+        'float': [7],
+        'double': [6, 8],
+        'date': [91],
+        'timestamp': [93, 2014],
+        'binary': [-2, -3, -4, 2004],
+    }) }}
+{% endmacro %}
+
+
+{% macro cdc_jdbc_type_names() %}
+    {#- The name of each java.sql.Types code (the 002 appendix table, plus the JDBC 4 codes). -#}
+    {{ return({
+        -16: 'LONGNVARCHAR', -15: 'NCHAR', -9: 'NVARCHAR', -8: 'ROWID', -7: 'BIT', -6: 'TINYINT',
+        -5: 'BIGINT', -4: 'LONGVARBINARY', -3: 'VARBINARY', -2: 'BINARY', -1: 'LONGVARCHAR', 0: 'NULL',
+        1: 'CHAR', 2: 'NUMERIC', 3: 'DECIMAL', 4: 'INTEGER', 5: 'SMALLINT', 6: 'FLOAT', 7: 'REAL',
+        8: 'DOUBLE', 12: 'VARCHAR', 16: 'BOOLEAN', 70: 'DATALINK', 91: 'DATE', 92: 'TIME',
+        93: 'TIMESTAMP', 1111: 'OTHER', 2000: 'JAVA_OBJECT', 2001: 'DISTINCT', 2002: 'STRUCT',
+        2003: 'ARRAY', 2004: 'BLOB', 2005: 'CLOB', 2006: 'REF', 2009: 'SQLXML', 2011: 'NCLOB',
+        2012: 'REF_CURSOR', 2013: 'TIME_WITH_TIMEZONE', 2014: 'TIMESTAMP_WITH_TIMEZONE', 10000: 'unknown',
+    }) }}
+{% endmacro %}
+
+
+{% macro cdc_source_type_code(base) %}
+    {#- The java.sql.Types code of a base type name (cdc_source_type_codes), or null. -#}
+    case
+        {%- for code, names in cdc_source_type_codes().items() %}
+        when {{ base }} in ('{{ names | join("', '") }}') then {{ code }}
+        {%- endfor %}
+        when {{ base }} like 'io.debezium.%' then 12
+    end
+{% endmacro %}
+
+
+{% macro cdc_spark_type_of_jdbc(jdbc_code) %}
+    {#- The Spark type of a java.sql.Types code (an int; cdc_jdbc_spark_types), string for any other. -#}
+    case
+        {%- for spark_type, codes in cdc_jdbc_spark_types().items() %}
+        when {{ jdbc_code }} in ({{ codes | join(', ') }}) then '{{ spark_type }}'
+        {%- endfor %}
+        else 'string'
+    end
+{% endmacro %}
+
+
 {% macro cdc_spark_type_for(source_type, jdbc_type) %}
     {#-
         The Spark type (text) that holds the values of a column with this source type text and/or
-        java.sql.Types code (text or int). The source type wins when it is recognised; the JDBC code
-        decides otherwise; neither gives string. See _typing__macros.yml for the full table.
+        java.sql.Types code (text or int). A recognised source type decides, through its own code
+        (cdc_source_type_codes) unless one of the rules below, which read more than the name, says
+        otherwise; an unrecognised one leaves it to the given code; neither gives string. See
+        _typing__macros.yml for the full table.
     -#}
     {%- set lowered = 'source_type_parts.lowered' -%}
     {%- set base = 'source_type_parts.base' -%}
     {%- set parameters = 'source_type_parts.parameters' -%}
     {%- set jdbc = 'source_type_parts.jdbc' -%}
+    {%- set name_code = 'source_type_parts.name_code' -%}
     {%- set parts -%}
         named_struct(
             'lowered', lower(trim({{ source_type }})),
             'base', {{ cdc_type_base(source_type) }},
             'parameters', {{ cdc_type_parameters(source_type) }},
-            'jdbc', try_cast(trim(cast({{ jdbc_type }} as string)) as int)
+            'jdbc', try_cast(trim(cast({{ jdbc_type }} as string)) as int),
+            'name_code', {{ cdc_source_type_code(cdc_type_base(source_type)) }}
         )
     {%- endset -%}
     {%- set mapping -%}
     case
-        {#- Kafka Connect and Debezium logical types (Debezium's column_types) #}
-        when {{ base }} = 'org.apache.kafka.connect.data.decimal' then {{ cdc_decimal_spark_type(parameters) }}
-        when {{ base }} = 'io.debezium.data.variablescaledecimal' then 'decimal(38,18)'
-        when {{ base }} in ('org.apache.kafka.connect.data.date', 'io.debezium.time.date') then 'date'
+        {#- decimals take their precision and scale from the type's parameters #}
         when {{ base }} in (
-            'org.apache.kafka.connect.data.timestamp', 'io.debezium.time.timestamp',
-            'io.debezium.time.microtimestamp', 'io.debezium.time.nanotimestamp',
-            'io.debezium.time.zonedtimestamp'
-        ) then 'timestamp'
-        when {{ base }} = 'io.debezium.time.year' then 'int'
-        when {{ base }} = 'io.debezium.time.microduration' then 'bigint'
-        when {{ base }} = 'io.debezium.data.bits' then 'binary'
-        when {{ base }} like 'org.apache.kafka.connect.%' or {{ base }} like 'io.debezium.%' then 'string'
-        when {{ base }} in ('int8', 'int16', 'int32') then 'int'
-        when {{ base }} = 'long' and {{ lowered }} rlike '^long\\s+raw' then 'binary'
-        when {{ base }} in ('int64', 'long') then 'bigint'
-        when {{ base }} = 'float32' then 'float'
-        when {{ base }} = 'float64' then 'double'
-        when {{ base }} in ('bytes', 'bytea') then 'binary'
-        when {{ base }} in ('struct', 'array', 'map') then 'string'
-        {#- SQL type names (MySQL, OceanBase/OMS light types, Oracle, PostgreSQL) #}
-        when {{ base }} in ('bool', 'boolean') then 'boolean'
-        when {{ base }} = 'bit' and trim({{ parameters }}) = '1' then 'boolean'
-        when {{ base }} = 'bit' then 'binary'
-        when {{ base }} in ('tinyint', 'smallint', 'mediumint', 'middleint', 'int1', 'int2', 'int3', 'year')
-            then 'int'
-        when {{ base }} in ('int', 'integer', 'int4')
-            then case when {{ lowered }} rlike '\\bunsigned\\b' then 'bigint' else 'int' end
-        when {{ base }} in ('bigint', 'bigserial', 'serial')
-            then case when {{ lowered }} rlike '\\bunsigned\\b' then 'decimal(20,0)' else 'bigint' end
-        when {{ base }} in ('decimal', 'numeric', 'dec', 'fixed', 'number', 'bigdecimal')
-            then {{ cdc_decimal_spark_type(parameters) }}
+            'decimal', 'numeric', 'dec', 'fixed', 'number', 'bigdecimal', 'org.apache.kafka.connect.data.decimal'
+        ) then {{ cdc_decimal_spark_type(parameters) }}
+        {#- an UNSIGNED integer needs the next wider type #}
+        when {{ base }} in ('int', 'integer', 'int4') and {{ lowered }} rlike '\\bunsigned\\b' then 'bigint'
+        when {{ base }} in ('bigint', 'bigserial', 'serial') and {{ lowered }} rlike '\\bunsigned\\b'
+            then 'decimal(20,0)'
+        {#- FLOAT(p) above 24 bits of precision is a double (MySQL, Oracle) #}
         when {{ base }} = 'float'
             then case when try_cast(trim({{ parameters }}) as int) > 24 then 'double' else 'float' end
-        when {{ base }} in ('real', 'float4', 'binary_float') then 'float'
-        when {{ base }} in ('double', 'float8', 'binary_double') then 'double'
+        {#- BIT(1) is a flag, any other bit string is bytes #}
+        when {{ base }} = 'bit' and trim({{ parameters }}) = '1' then 'boolean'
+        when {{ base }} in ('bit', 'io.debezium.data.bits') then 'binary'
+        {#- Oracle's LONG RAW is bytes, its DATE (code 93) holds a time of day #}
+        when {{ base }} = 'long' and {{ lowered }} rlike '^long\\s+raw' then 'binary'
         when {{ base }} = 'date' and {{ jdbc }} = 93 then 'timestamp'
-        when {{ base }} = 'date' then 'date'
-        when {{ base }} in (
-            'datetime', 'timestamp', 'timestamptz', 'datetime2', 'smalldatetime', 'datetimeoffset',
-            'zoned_datetime', 'timestamp_with_time_zone', 'timestamp_with_local_time_zone'
-        ) then 'timestamp'
-        when {{ base }} in (
-            'tinyblob', 'blob', 'mediumblob', 'longblob', 'binary', 'varbinary', 'raw', 'longraw',
-            'bfile', 'image', 'long_raw'
-        ) then 'binary'
-        when {{ base }} in (
-            'char', 'varchar', 'nchar', 'nvarchar', 'varchar2', 'nvarchar2', 'character', 'text',
-            'tinytext', 'mediumtext', 'longtext', 'clob', 'nclob', 'string', 'json', 'jsonb', 'enum',
-            'set', 'uuid', 'xml', 'rowid', 'urowid', 'time', 'timetz', 'interval',
-            'interval_day_to_second', 'interval_year_to_month', 'geometry', 'point', 'linestring',
-            'polygon', 'multipoint', 'multilinestring', 'multipolygon', 'geometrycollection', 'geography',
-            'inet', 'cidr', 'macaddr', 'money', 'citext', 'varchar_ignorecase'
-        ) then 'string'
-        {#- otherwise the java.sql.Types code (002 appendix) #}
-        when {{ jdbc }} = 16 then 'boolean'
-        when {{ jdbc }} = -7 then 'boolean'
-        when {{ jdbc }} in (-6, 5, 4) then 'int'
-        when {{ jdbc }} = -5 then 'bigint'
-        when {{ jdbc }} in (2, 3) then 'decimal(38,18)'
-        when {{ jdbc }} = 7 then 'float'
-        when {{ jdbc }} in (6, 8) then 'double'
-        when {{ jdbc }} = 91 then 'date'
-        when {{ jdbc }} in (93, 2014) then 'timestamp'
-        when {{ jdbc }} in (-2, -3, -4, 2004) then 'binary'
-        else 'string'
+        when {{ base }} = 'io.debezium.time.microduration' then 'bigint'
+        {#- Kafka Connect types without a Spark counterpart are text, whatever the code says #}
+        when {{ name_code }} is null and ({{ base }} in ('struct', 'array', 'map') or {{ base }} like 'org.apache.kafka.connect.%')
+            then 'string'
+        else {{ cdc_spark_type_of_jdbc('coalesce(' ~ name_code ~ ', ' ~ jdbc ~ ')') }}
     end
     {%- endset -%}
     {{ cdc_let('source_type_parts', parts, mapping) }}
@@ -164,116 +238,15 @@
         type text (KafkaRiverCanal `t`, OMS `__light_type`, Dataworks, Debezium `schema`, DDL). Null
         when the type text is unknown.
     -#}
-    {%- set base = 'jdbc_type_base' -%}
-    {%- set mapping -%}
-    case
-        when {{ base }} = 'org.apache.kafka.connect.data.decimal' then 3
-        when {{ base }} = 'io.debezium.data.variablescaledecimal' then 3
-        when {{ base }} in ('org.apache.kafka.connect.data.date', 'io.debezium.time.date') then 91
-        when {{ base }} in (
-            'org.apache.kafka.connect.data.time', 'io.debezium.time.time', 'io.debezium.time.microtime',
-            'io.debezium.time.nanotime'
-        ) then 92
-        when {{ base }} = 'io.debezium.time.zonedtime' then 2013
-        when {{ base }} in (
-            'org.apache.kafka.connect.data.timestamp', 'io.debezium.time.timestamp',
-            'io.debezium.time.microtimestamp', 'io.debezium.time.nanotimestamp'
-        ) then 93
-        when {{ base }} = 'io.debezium.time.zonedtimestamp' then 2014
-        when {{ base }} = 'io.debezium.time.year' then 4
-        when {{ base }} = 'io.debezium.data.bits' then -7
-        when {{ base }} like 'io.debezium.%' then 12
-        when {{ base }} = 'int8' then -6
-        when {{ base }} = 'int16' then 5
-        when {{ base }} = 'int32' then 4
-        when {{ base }} in ('int64', 'long') then -5
-        when {{ base }} = 'float32' then 7
-        when {{ base }} = 'float64' then 8
-        when {{ base }} in ('bytes', 'bytea') then -3
-        when {{ base }} in ('bool', 'boolean') then 16
-        when {{ base }} = 'bit' then -7
-        when {{ base }} in ('tinyint', 'int1') then -6
-        when {{ base }} in ('smallint', 'int2') then 5
-        when {{ base }} in ('mediumint', 'middleint', 'int3', 'int', 'integer', 'int4', 'year') then 4
-        when {{ base }} in ('bigint', 'bigserial', 'serial') then -5
-        when {{ base }} in ('decimal', 'dec', 'fixed', 'bigdecimal') then 3
-        when {{ base }} in ('numeric', 'number') then 2
-        when {{ base }} = 'float' then 6
-        when {{ base }} in ('real', 'float4', 'binary_float') then 7
-        when {{ base }} in ('double', 'float8', 'binary_double') then 8
-        when {{ base }} = 'date' then 91
-        when {{ base }} in ('time', 'timetz') then 92
-        when {{ base }} in ('datetime', 'timestamp', 'datetime2', 'smalldatetime') then 93
-        when {{ base }} in (
-            'timestamptz', 'datetimeoffset', 'zoned_datetime', 'timestamp_with_time_zone',
-            'timestamp_with_local_time_zone'
-        ) then 2014
-        when {{ base }} in ('char', 'nchar', 'character') then 1
-        when {{ base }} in (
-            'varchar', 'nvarchar', 'varchar2', 'nvarchar2', 'string', 'enum', 'set', 'uuid', 'rowid',
-            'urowid', 'citext', 'varchar_ignorecase'
-        ) then 12
-        when {{ base }} in ('text', 'tinytext', 'mediumtext', 'longtext', 'json', 'jsonb') then -1
-        when {{ base }} in ('clob') then 2005
-        when {{ base }} in ('nclob') then 2011
-        when {{ base }} = 'xml' then 2009
-        when {{ base }} = 'binary' then -2
-        when {{ base }} in ('varbinary', 'raw') then -3
-        when {{ base }} in ('tinyblob', 'blob', 'mediumblob', 'longblob', 'bfile', 'image') then 2004
-        when {{ base }} in ('longraw', 'long_raw') then -4
-        when {{ base }} in (
-            'interval', 'interval_day_to_second', 'interval_year_to_month', 'geometry', 'point',
-            'linestring', 'polygon', 'multipoint', 'multilinestring', 'multipolygon',
-            'geometrycollection', 'geography', 'inet', 'cidr', 'macaddr', 'money'
-        ) then 1111
-    end
-    {%- endset -%}
-    {{ cdc_let('jdbc_type_base', cdc_type_base(source_type), mapping) }}
+    {{ cdc_let('jdbc_type_base', cdc_type_base(source_type), cdc_source_type_code('jdbc_type_base')) }}
 {% endmacro %}
 
 
 {% macro cdc_jdbc_type_name(jdbc_type) %}
-    {#- The java.sql.Types name of a code (the 002 appendix table, plus the JDBC 4 codes). -#}
+    {#- The java.sql.Types name of a code (int or text; cdc_jdbc_type_names), or null. -#}
     case try_cast(trim(cast({{ jdbc_type }} as string)) as int)
-        when 10000 then 'unknown'
-        when 2003 then 'ARRAY'
-        when -5 then 'BIGINT'
-        when -2 then 'BINARY'
-        when -7 then 'BIT'
-        when 2004 then 'BLOB'
-        when 16 then 'BOOLEAN'
-        when 1 then 'CHAR'
-        when 2005 then 'CLOB'
-        when 70 then 'DATALINK'
-        when 91 then 'DATE'
-        when 3 then 'DECIMAL'
-        when 2001 then 'DISTINCT'
-        when 8 then 'DOUBLE'
-        when 6 then 'FLOAT'
-        when 4 then 'INTEGER'
-        when 2000 then 'JAVA_OBJECT'
-        when -4 then 'LONGVARBINARY'
-        when -1 then 'LONGVARCHAR'
-        when 0 then 'NULL'
-        when 2 then 'NUMERIC'
-        when 1111 then 'OTHER'
-        when 7 then 'REAL'
-        when 2006 then 'REF'
-        when 5 then 'SMALLINT'
-        when 2002 then 'STRUCT'
-        when 92 then 'TIME'
-        when 93 then 'TIMESTAMP'
-        when -6 then 'TINYINT'
-        when -3 then 'VARBINARY'
-        when 12 then 'VARCHAR'
-        when -8 then 'ROWID'
-        when -15 then 'NCHAR'
-        when -9 then 'NVARCHAR'
-        when -16 then 'LONGNVARCHAR'
-        when 2011 then 'NCLOB'
-        when 2009 then 'SQLXML'
-        when 2012 then 'REF_CURSOR'
-        when 2013 then 'TIME_WITH_TIMEZONE'
-        when 2014 then 'TIMESTAMP_WITH_TIMEZONE'
+        {%- for code, name in cdc_jdbc_type_names().items() %}
+        when {{ code }} then '{{ name }}'
+        {%- endfor %}
     end
 {% endmacro %}
