@@ -18,6 +18,31 @@
 {% endmacro %}
 
 
+{% macro cdc_type_name(source_type) %}
+    {#-
+        The name a source type text is listed under in cdc_source_type_codes: its base name
+        (cdc_type_base), or for a name of several words the one-word name it stands for (`long raw`
+        -> long_raw, `character varying(10)` -> varchar, `timestamp(3) with time zone` -> timestamptz).
+    -#}
+    {#- (spaces and brackets as classes: no backslash to escape twice, for Jinja and for Spark) -#}
+    {%- set multiword_names = [
+        ('^long +raw', 'long_raw'),
+        ('^(character|char) +varying', 'varchar'),
+        ('^national +(character|char) +varying', 'nvarchar'),
+        ('^national +(character|char)', 'nchar'),
+        ('^timestamp *([(][0-9 ]*[)])? +with +local +time +zone', 'timestamp_with_local_time_zone'),
+        ('^timestamp *([(][0-9 ]*[)])? +with +time +zone', 'timestamptz'),
+        ('^time *([(][0-9 ]*[)])? +with +time +zone', 'timetz'),
+    ] -%}
+    case
+        {%- for pattern, name in multiword_names %}
+        when lower(trim({{ source_type }})) rlike '{{ pattern }}' then '{{ name }}'
+        {%- endfor %}
+        else {{ cdc_type_base(source_type) }}
+    end
+{% endmacro %}
+
+
 {% macro cdc_type_parameters(source_type) %}
     {#- The text inside the first parentheses of a source type (`10,2` for decimal(10,2)), or ''. -#}
     regexp_extract(lower({{ source_type }}), '\\(([^)]*)\\)', 1)
@@ -68,7 +93,7 @@
 
 {% macro cdc_source_type_codes() %}
     {#-
-        The source type names cdc-lake knows (base names, as cdc_type_base gives them), by the
+        The source type names cdc-lake knows (as cdc_type_name gives them), by the
         java.sql.Types code each stands for: MySQL, OceanBase (OMS light types), Oracle, PostgreSQL
         and SQL Server names, Kafka Connect's schema types and Debezium's logical types. One table
         answers both questions about a type text: its code (cdc_jdbc_type_for) and, through the
@@ -199,7 +224,7 @@
             'base', {{ cdc_type_base(source_type) }},
             'parameters', {{ cdc_type_parameters(source_type) }},
             'jdbc', try_cast(trim(cast({{ jdbc_type }} as string)) as int),
-            'name_code', {{ cdc_source_type_code(cdc_type_base(source_type)) }}
+            'name_code', {{ cdc_source_type_code(cdc_type_name(source_type)) }}
         )
     {%- endset -%}
     {%- set mapping -%}
@@ -218,8 +243,7 @@
         {#- BIT(1) is a flag, any other bit string is bytes #}
         when {{ base }} = 'bit' and trim({{ parameters }}) = '1' then 'boolean'
         when {{ base }} in ('bit', 'io.debezium.data.bits') then 'binary'
-        {#- Oracle's LONG RAW is bytes, its DATE (code 93) holds a time of day #}
-        when {{ base }} = 'long' and {{ lowered }} rlike '^long\\s+raw' then 'binary'
+        {#- Oracle's DATE (code 93) holds a time of day #}
         when {{ base }} = 'date' and {{ jdbc }} = 93 then 'timestamp'
         when {{ base }} = 'io.debezium.time.microduration' then 'bigint'
         {#- Kafka Connect types without a Spark counterpart are text, whatever the code says #}
@@ -238,7 +262,7 @@
         type text (KafkaRiverCanal `t`, OMS `__light_type`, Dataworks, Debezium `schema`, DDL). Null
         when the type text is unknown.
     -#}
-    {{ cdc_let('jdbc_type_base', cdc_type_base(source_type), cdc_source_type_code('jdbc_type_base')) }}
+    {{ cdc_let('jdbc_type_name', cdc_type_name(source_type), cdc_source_type_code('jdbc_type_name')) }}
 {% endmacro %}
 
 

@@ -28,6 +28,7 @@ SPARK_TYPES: list[tuple[str | None, str | None, str]] = [
     ("int64", None, "bigint"),
     ("long", None, "bigint"),
     ("long raw", None, "binary"),  # Oracle's LONG RAW is bytes
+    ("LONG  RAW", "-5", "binary"),  # its name wins over the code, as any recognised name does
     # decimals
     ("decimal(10,2)", None, "decimal(10,2)"),
     ("numeric(12)", None, "decimal(12,0)"),
@@ -55,6 +56,8 @@ SPARK_TYPES: list[tuple[str | None, str | None, str]] = [
     ("datetime(3)", None, "timestamp"),
     ("timestamp(6) with time zone", None, "timestamp"),
     ("timestamptz", None, "timestamp"),
+    ("timestamp with local time zone", None, "timestamp"),
+    ("time(6) with time zone", None, "string"),
     ("io.debezium.time.MicroTimestamp", None, "timestamp"),
     ("io.debezium.time.ZonedTimestamp", None, "timestamp"),
     ("org.apache.kafka.connect.data.Timestamp", None, "timestamp"),
@@ -66,6 +69,8 @@ SPARK_TYPES: list[tuple[str | None, str | None, str]] = [
     ("io.debezium.time.ZonedTime", None, "string"),
     # text, bytes and the rest
     ("varchar(255)", None, "string"),
+    ("character varying(10)", None, "string"),
+    ("national char(4)", None, "string"),
     ("enum('a','b')", None, "string"),
     ("json", None, "string"),
     ("geometry", None, "string"),
@@ -132,6 +137,21 @@ JDBC_CODES: list[tuple[str | None, int | None]] = [
     ("blob", 2004),
     ("geometry", 1111),
     ("money", 1111),
+    # names of several words stand for their one-word names
+    ("long raw", -4),
+    ("LONG RAW", -4),
+    ("long", -5),
+    ("character varying(10)", 12),
+    ("char varying", 12),
+    ("character(2)", 1),
+    ("national character varying(8)", 12),
+    ("national char(4)", 1),
+    ("timestamp with time zone", 2014),
+    ("timestamp(6) with time zone", 2014),
+    ("TIMESTAMP (3) WITH LOCAL TIME ZONE", 2014),
+    ("timestamp without time zone", 93),
+    ("time with time zone", 92),
+    ("time(3) without time zone", 92),
     ("struct", None),
     ("no_such_type", None),
     (None, None),
