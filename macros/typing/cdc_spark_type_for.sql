@@ -24,15 +24,15 @@
         (cdc_type_base), or for a name of several words the one-word name it stands for (`long raw`
         -> long_raw, `character varying(10)` -> varchar, `timestamp(3) with time zone` -> timestamptz).
     -#}
-    {#- (spaces and brackets as classes: no backslash to escape twice, for Jinja and for Spark) -#}
+    {#- (brackets as classes; the Jinja literal's `\\\\s` reaches Spark's regex as `\s`, any white space) -#}
     {%- set multiword_names = [
-        ('^long +raw', 'long_raw'),
-        ('^(character|char) +varying', 'varchar'),
-        ('^national +(character|char) +varying', 'nvarchar'),
-        ('^national +(character|char)', 'nchar'),
-        ('^timestamp *([(][0-9 ]*[)])? +with +local +time +zone', 'timestamp_with_local_time_zone'),
-        ('^timestamp *([(][0-9 ]*[)])? +with +time +zone', 'timestamptz'),
-        ('^time *([(][0-9 ]*[)])? +with +time +zone', 'timetz'),
+        ('^long\\\\s+raw', 'long_raw'),
+        ('^(character|char)\\\\s+varying', 'varchar'),
+        ('^national\\\\s+(character|char)\\\\s+varying', 'nvarchar'),
+        ('^national\\\\s+(character|char)', 'nchar'),
+        ('^timestamp\\\\s*([(][0-9 ]*[)])?\\\\s+with\\\\s+local\\\\s+time\\\\s+zone', 'timestamp_with_local_time_zone'),
+        ('^timestamp\\\\s*([(][0-9 ]*[)])?\\\\s+with\\\\s+time\\\\s+zone', 'timestamptz'),
+        ('^time\\\\s*([(][0-9 ]*[)])?\\\\s+with\\\\s+time\\\\s+zone', 'timetz'),
     ] -%}
     case
         {%- for pattern, name in multiword_names %}

@@ -29,6 +29,7 @@ SPARK_TYPES: list[tuple[str | None, str | None, str]] = [
     ("long", None, "bigint"),
     ("long raw", None, "binary"),  # Oracle's LONG RAW is bytes
     ("LONG  RAW", "-5", "binary"),  # its name wins over the code, as any recognised name does
+    ("long\traw", None, "binary"),  # any white space between the words
     # decimals
     ("decimal(10,2)", None, "decimal(10,2)"),
     ("numeric(12)", None, "decimal(12,0)"),
@@ -140,6 +141,8 @@ JDBC_CODES: list[tuple[str | None, int | None]] = [
     # names of several words stand for their one-word names
     ("long raw", -4),
     ("LONG RAW", -4),
+    ("long\traw", -4),
+    ("timestamp\twith time  zone", 2014),
     ("long", -5),
     ("character varying(10)", 12),
     ("char varying", 12),
