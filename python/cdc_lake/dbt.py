@@ -12,8 +12,9 @@ PROJECT_DIR = Path(__file__).resolve().parents[2]
 
 # Parsed manifests by what the parse depends on (see _parse_key); filled by run_dbt(reuse_manifest=True).
 _MANIFESTS: dict[tuple[Any, ...], Any] = {}
-# Options of a dbt command that change what a parse produces.
-_PARSE_OPTIONS = ("--vars", "--target", "-t", "--profile")
+# Options of a dbt command that change what a parse produces, or where it reads and writes (a
+# caller's folders are the parse's too).
+_PARSE_OPTIONS = ("--vars", "--target", "-t", "--profile", "--project-dir", "--profiles-dir", "--target-path", "--log-path")
 
 
 class DbtError(RuntimeError):
@@ -37,7 +38,7 @@ def run_dbt(
 def _invoke(args: Sequence[str], *, project_dir: Path, quiet: bool, reuse_manifest: bool) -> object:
     from dbt.cli.main import dbtRunner
 
-    paths = _path_args(project_dir)
+    paths = _path_args(project_dir, given=args)
     manifest = None
     if reuse_manifest:
         parse_options = _parse_options(args)
@@ -120,19 +121,19 @@ def _profile_settings_applied_once() -> Iterator[None]:
         Cursor.execute = execute  # type: ignore[method-assign]
 
 
-def _path_args(project_dir: Path) -> list[str]:
-    """The project, profiles, target and log folders (target and logs under CDC_LAKE_DBT_STATE)."""
+def _path_args(project_dir: Path, given: Sequence[str] = ()) -> list[str]:
+    """The project, profiles, target and log folders (target and logs under CDC_LAKE_DBT_STATE),
+    less those `given` names: a folder the caller chose is dbt's, not overridden (dbt takes an
+    option's last value)."""
     home = Path(os.environ.get("CDC_LAKE_DBT_STATE", project_dir))
-    return [
-        "--project-dir",
-        str(project_dir),
-        "--profiles-dir",
-        str(project_dir / "profiles"),
-        "--target-path",
-        str(home / "target"),
-        "--log-path",
-        str(home / "logs"),
-    ]
+    folders = {
+        "--project-dir": project_dir,
+        "--profiles-dir": project_dir / "profiles",
+        "--target-path": home / "target",
+        "--log-path": home / "logs",
+    }
+    named = {arg.partition("=")[0] for arg in given}
+    return [word for option, folder in folders.items() if option not in named for word in (option, str(folder))]
 
 
 def _parse_options(args: Sequence[str]) -> list[str]:

@@ -15,6 +15,24 @@ def test_parse_options_keep_what_a_parse_depends_on():
     assert dbt_runner._parse_options(["build", "--exclude-resource-type", "unit_test"]) == []
 
 
+def test_the_folders_a_caller_names_are_not_overridden(tmp_path, monkeypatch):
+    """run_dbt adds the project's folders after the caller's arguments, and dbt takes an option's
+    last value: a folder the caller names is left out of them."""
+    monkeypatch.setenv("CDC_LAKE_DBT_STATE", str(tmp_path / "state"))
+    default = dbt_runner._path_args(dbt_runner.PROJECT_DIR)
+    assert default[default.index("--target-path") + 1] == str(tmp_path / "state" / "target")
+    chosen = dbt_runner._path_args(dbt_runner.PROJECT_DIR, given=["build", "--target-path", "x", "--log-path=y"])
+    assert "--target-path" not in chosen and "--log-path" not in chosen
+    assert chosen[chosen.index("--project-dir") + 1] == str(dbt_runner.PROJECT_DIR)
+    # and dbt writes where the caller said, the reused parse included
+    monkeypatch.setattr(dbt_runner, "_MANIFESTS", {})
+    for reuse in (False, True):
+        target = tmp_path / f"target-{reuse}"
+        dbt_runner.run_dbt(["ls", "--resource-type", "seed", "--target-path", str(target)], reuse_manifest=reuse)
+        assert (target / "manifest.json").exists()
+        assert not (tmp_path / "state" / "target" / "manifest.json").exists()
+
+
 def _model_schemas(result) -> set[str]:
     return {json.loads(line)["schema"] for line in result}
 
