@@ -373,8 +373,10 @@ def follower_rounds(
             flush=True,
         )
     if process.returncode or len(lines) < len(numbers):
+        # the messages the process was given, as the failed step's (its rounds that reported are
+        # each on a line of their own above)
         steps[f"(f) follower {name}"] = process
-        messages[f"(f) follower {name}"] = 0
+        messages[f"(f) follower {name}"] = sum(manifest["increment_messages"][n - 1] for n in numbers)
         return
     last = steps[f"(f{len(lines)}) follower round {name}"]
     checks[last.name] = check_current(lake_counts(lake), manifest, f"live_rows_{numbers[-1]}")

@@ -72,3 +72,35 @@ def test_the_tree_rss_holds_a_child_that_holds_memory() -> None:
     finally:
         child.kill()
         child.wait()
+
+
+def test_a_failed_follower_counts_the_messages_it_was_given(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """benchmarks/run.py: a follower that fails in its second of three rounds shows its first round
+    as a step of its own and the process as a failed step with the messages of all three rounds
+    (not 0, as if it had been given none)."""
+    import argparse
+
+    import run
+
+    log = tmp_path / "f.log"
+    log.write_text(
+        'landing...\n{"round": 1, "total_s": 9.0, "cpu_s": 12.0, "land_s": 2.0, "build_s": 7.0, '
+        '"rss_gib_after": 1.0, "python_rss_gib_after": 0.2}\nTraceback (most recent call last): ...\n'
+    )
+    commands: list[list[str]] = []
+
+    def failed_process(name: str, command: list[str], env: dict, log_path: Path, interval: float) -> run.Step:
+        commands.append(command)
+        return run.Step(name, seconds=30.0, returncode=1, log=str(log), peak_rss_bytes=2**30)
+
+    monkeypatch.setattr(run, "measure", failed_process)
+    args = argparse.Namespace(increments=1, follower_rounds=3, out=tmp_path, sample_interval=0.5)
+    manifest = {"increment_messages": [100, 110, 120, 130]}
+    steps: dict[str, run.Step] = {}
+    messages: dict[str, int] = {}
+    checks: dict[str, str] = {}
+    run.follower_rounds("x", tmp_path, tmp_path, ["canal_json"], manifest, {}, args, steps, messages, checks)
+    assert commands[0].count("--round") == 2  # increments 2, 3 and 4, in one process
+    assert list(steps) == ["(f1) follower round x", "(f) follower x"]
+    assert messages == {"(f1) follower round x": 110, "(f) follower x": 110 + 120 + 130}
+    assert steps["(f) follower x"].returncode == 1 and not checks
