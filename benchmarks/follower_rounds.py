@@ -3,12 +3,13 @@
     .venv/bin/python benchmarks/follower_rounds.py --format canal_json FILE --format debezium_json FILE \\
         [--round --format canal_json FILE ...]
 
-`cdc-lake land --kafka ... --follow` lands and runs `dbt build` in the same process and Spark
-session, round after round, so only its first round pays the JVM's start and warm-up. This script
-does the same with files instead of topics (one round per `--round`-separated group: each file
-landed with its known format, a landing per format, then the follower's build) in the lake the
-CDC_LAKE_* variables name (dbt's target and logs under CDC_LAKE_DBT_STATE, as for any in-process
-build). It prints one JSON line per round: its landing's and its build's wall seconds, the CPU
+`cdc-lake land --incoming DIR --follow` (and `--kafka ... --follow`) lands and runs `dbt build` in
+the same process and Spark session, round after round, so only its first round pays the JVM's start
+and warm-up. This script runs those rounds as the folder follower does (one round per
+`--round`-separated group: the round's files appear in an incoming folder of its own, under
+`<format id>/`, beside the earlier rounds' files; `incoming.land_incoming` lands the new ones, a
+landing per format, then the follower's build) in the lake the CDC_LAKE_* variables name (dbt's
+target and logs under CDC_LAKE_DBT_STATE, as for any in-process build). It prints one JSON line per round: its landing's and its build's wall seconds, the CPU
 seconds of the process tree (Python and the JVM) over the round, and the tree's and Python's own
 resident memory when the round ended (whether a long-lived follower keeps growing).
 `benchmarks/run.py --follower-rounds K` runs it after the separate-process increments.
@@ -20,6 +21,7 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -71,11 +73,21 @@ def main(argv: list[str] | None = None) -> int:
     rounds = parse_rounds(sys.argv[1:] if argv is None else argv)
     from cdc_lake.dbt import run_dbt
     from cdc_lake.follow import BUILD_ARGS
-    from cdc_lake.land import land_each
+    from cdc_lake.incoming import IncomingFolder, land_incoming
+    from cdc_lake.settings import load_settings
+    from cdc_lake.spark import get_spark
 
+    settings = load_settings()
+    spark = None  # started in the first round, as the follower's first round pays its start
+    incoming = Path(tempfile.mkdtemp(prefix="follower-incoming-"))
+    folder = IncomingFolder(incoming)
     for number, groups in enumerate(rounds, start=1):
         cpu_before, started = tree_cpu_seconds(os.getpid()), time.monotonic()
-        land_each([(format_id, [path]) for format_id, path in groups], say=lambda _message: None)
+        spark = spark or get_spark(settings)
+        for format_id, path in groups:  # the round's files arrive, named for their round
+            (incoming / format_id).mkdir(exist_ok=True)
+            (incoming / format_id / f"round-{number}-{Path(path).name}").symlink_to(Path(path).absolute())
+        land_incoming(folder, spark=spark, settings=settings, say=lambda _message: None, warn=print)
         landed = time.monotonic()
         run_dbt(BUILD_ARGS)
         built = time.monotonic()

@@ -19,7 +19,7 @@ In one run on this machine, with the same Spark settings for every step:
 4. (c1) to (c5): each increment in turn landed into that lake (`--format <id>` as in (b)), then
    `dbt build`;
 5. with --follower-rounds K, (f1) to (fK): K more increments landed and built round after round in
-   one process, as `cdc-lake land --kafka ... --follow` runs them (benchmarks/follower_rounds.py),
+   one process, as `cdc-lake land --incoming DIR --follow` runs them (benchmarks/follower_rounds.py),
    each round its own line (the first pays the JVM's start, as the separate steps all do);
 6. prints a table (wall time, CPU time and peak memory of each step) and the ratios (b)/(a),
    each (cN)/(b) and the landing's auto/known (and (a2)/(a), (b)/(a2)) against issue 30's targets,
@@ -343,7 +343,7 @@ def follower_rounds(
     checks: dict[str, str],
 ) -> None:
     """(f1) ... (fK): the increments after (cN), landed and built round after round in one process
-    (benchmarks/follower_rounds.py, as `cdc-lake land --kafka ... --follow` runs them); one step per
+    (benchmarks/follower_rounds.py, as `cdc-lake land --incoming DIR --follow` runs them); one step per
     round from the script's own figures, the process's peak memory for each."""
     first = args.increments + 1
     numbers = range(first, first + args.follower_rounds)

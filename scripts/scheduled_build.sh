@@ -1,35 +1,29 @@
 #!/usr/bin/env bash
-# The scheduled job (see .github/workflows/ci.yml): land every input under INCOMING/<format>/,
-# then `dbt build` and `dbt docs generate` (the docs site is written to target/).
+# The scheduled job (see .github/workflows/ci.yml): land every input under INCOMING/<format>/
+# (`cdc-lake land --incoming`), then `dbt build` and `dbt docs generate` (the docs site is written
+# to target/).
 # Usage: scripts/scheduled_build.sh [INCOMING]   (default: $CDC_LAKE_INCOMING, else ./incoming)
 # INCOMING holds one folder per format id (canal_json/, debezium_json/, dts_avro/, auto/, ...);
-# each file or folder directly inside is one PATH of `cdc-lake land`, which lands them all in one
-# command (a landing per format, one Spark start; a bad input anywhere lands nothing). Inputs
-# already landed are skipped (by content hash), so the folder may keep its files between runs.
+# each file or folder directly inside is one input of that format (a landing per format, one Spark
+# start). Inputs already landed are skipped (by content hash), so the folder may keep its files
+# between runs. An input that land refuses is named and left out, the others land and are built,
+# and the job then exits 4. To land and build every few minutes in one warm process instead, run
+# `cdc-lake land --incoming INCOMING --follow --every 5m`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 INCOMING="${1:-${CDC_LAKE_INCOMING:-incoming}}"
 bash scripts/setup.sh --class-archive
 export DBT_PROFILES_DIR=profiles
 
-land_args=()
+land_status=0
 if [ -d "$INCOMING" ]; then
-  for dir in "$INCOMING"/*/; do
-    [ -d "$dir" ] || continue
-    format="$(basename "$dir")"
-    mapfile -t paths < <(find "$dir" -mindepth 1 -maxdepth 1 ! -name '.*' ! -name '_*' | sort)
-    if [ "${#paths[@]}" -eq 0 ]; then
-      continue
-    fi
-    echo "== --format $format: ${#paths[@]} input(s) in $dir"
-    land_args+=(--format "$format" "${paths[@]}")
-  done
-fi
-if [ "${#land_args[@]}" -eq 0 ]; then
-  echo "== nothing to land in $INCOMING"
+  echo "== cdc-lake land --incoming $INCOMING"
+  .venv/bin/cdc-lake land --incoming "$INCOMING" || land_status=$?
+  if [ "$land_status" -ne 0 ] && [ "$land_status" -ne 4 ]; then
+    exit "$land_status"
+  fi
 else
-  echo "== cdc-lake land"
-  .venv/bin/cdc-lake land "${land_args[@]}"
+  echo "== nothing to land: no folder $INCOMING"
 fi
 
 echo "== dbt build"
@@ -38,3 +32,4 @@ echo "== dbt build"
 .venv/bin/dbt build --exclude-resource-type unit_test
 echo "== dbt docs generate"
 .venv/bin/dbt docs generate
+exit "$land_status"

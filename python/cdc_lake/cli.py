@@ -32,20 +32,37 @@ def _cmd_land(args: argparse.Namespace) -> int:
     from cdc_lake.metastore import derby_lock_hint, exception_mentions_derby_lock, metastore_held
     from cdc_lake.settings import load_settings
 
-    groups = _land_groups(args)
-    if isinstance(groups, str):
-        print(f"cdc-lake land: {groups}", file=sys.stderr)
-        return 2
-    format_id = groups[0][0]  # the one format of --kafka
-    paths = [path for _, group_paths in groups for path in group_paths]
-    if bool(args.kafka) == bool(paths) or bool(args.topic) != bool(args.kafka):
+    if args.incoming is not None:
+        if args.format or args.paths or args.kafka or args.topic:
+            print(
+                "cdc-lake land: --incoming DIR takes each input's format from its folder: give no --format, "
+                "PATH or --kafka with it",
+                file=sys.stderr,
+            )
+            return 2
+        groups, format_id = [], ""
+    elif not args.format:
         print(
-            "cdc-lake land: give PATH... or --kafka BOOTSTRAP --topic TOPIC [--topic ...], not both",
+            "cdc-lake land: give --format FORMAT PATH..., --format FORMAT --kafka BOOTSTRAP --topic TOPIC, "
+            "or --incoming DIR",
             file=sys.stderr,
         )
         return 2
-    if (args.follow or args.every or args.no_build or args.select) and not args.kafka:
-        print("cdc-lake land: --follow, --every, --no-build and --select follow Kafka topics: give --kafka", file=sys.stderr)
+    else:
+        groups = _land_groups(args)
+        if isinstance(groups, str):
+            print(f"cdc-lake land: {groups}", file=sys.stderr)
+            return 2
+        format_id = groups[0][0]  # the one format of --kafka
+        paths = [path for _, group_paths in groups for path in group_paths]
+        if bool(args.kafka) == bool(paths) or bool(args.topic) != bool(args.kafka):
+            print(
+                "cdc-lake land: give PATH... or --kafka BOOTSTRAP --topic TOPIC [--topic ...], not both",
+                file=sys.stderr,
+            )
+            return 2
+    if args.follow and not (args.kafka or args.incoming is not None):
+        print("cdc-lake land: --follow follows Kafka topics or a folder: give --kafka or --incoming", file=sys.stderr)
         return 2
     if (args.every or args.no_build or args.select) and not args.follow:
         print("cdc-lake land: --every, --no-build and --select are options of --follow", file=sys.stderr)
@@ -62,6 +79,8 @@ def _cmd_land(args: argparse.Namespace) -> int:
             from cdc_lake.kafka import land_kafka
 
             reports = [land_kafka(args.kafka, args.topic, format_id)]
+        elif args.incoming is not None:
+            return _land_incoming(args.incoming)
         else:
             reports = land_each(groups)
     except LandingError as exc:
@@ -78,8 +97,24 @@ def _cmd_land(args: argparse.Namespace) -> int:
     return 4 if refused else 0
 
 
+def _land_incoming(root: str) -> int:
+    """`land --incoming DIR`: exit 4 when an input was left out or refused (the others landed)."""
+    from cdc_lake.incoming import IncomingFolder, land_incoming
+
+    warnings: list[str] = []
+
+    def warn(line: str) -> None:
+        warnings.append(line)
+        print(f"cdc-lake land: {line}", file=sys.stderr)
+
+    reports = land_incoming(IncomingFolder(root), warn=warn)
+    if not reports and not warnings:
+        print(f"{root}: nothing to land (no input in a folder named for a format id)")
+    return 4 if warnings else 0
+
+
 def _follow(args: argparse.Namespace, format_id: str) -> int:
-    from cdc_lake.follow import follow_kafka, parse_every
+    from cdc_lake.follow import follow_incoming, follow_kafka, parse_every
 
     try:
         every_s = parse_every(args.every or "5m")
@@ -94,6 +129,8 @@ def _follow(args: argparse.Namespace, format_id: str) -> int:
         print(line, file=sys.stderr, flush=True)
 
     try:
+        if args.incoming is not None:
+            return follow_incoming(args.incoming, every_s, build=not args.no_build, select=args.select, say=say, warn=warn)
         return follow_kafka(
             args.kafka, args.topic, format_id, every_s, build=not args.no_build, select=args.select, say=say, warn=warn
         )
@@ -203,7 +240,6 @@ def build_parser() -> argparse.ArgumentParser:
     land_parser = sub.add_parser("land", help="append messages from files/folders to the landing table")
     land_parser.add_argument(
         "--format",
-        required=True,
         action=_FormatGroup,
         nargs="+",
         metavar=("FORMAT", "PATH"),
@@ -218,8 +254,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     land_parser.add_argument("--topic", action="append", default=[], metavar="TOPIC", help="a topic to land (with --kafka; repeatable)")
     land_parser.add_argument(
-        "--follow", action="store_true", help="with --kafka: land, then dbt build, every --every until Ctrl-C or SIGTERM "
-        "(which stop it after the step in progress), one line per round"
+        "--incoming", metavar="DIR", help="instead of --format and PATHs: every file or folder in DIR/<format id>/ "
+        "(canal_json/, dts_avro/, auto/, ...) as a PATH of that format; an input already landed adds nothing"
+    )
+    land_parser.add_argument(
+        "--follow", action="store_true", help="with --kafka or --incoming: land what is new, then dbt build, every "
+        "--every until Ctrl-C or SIGTERM (which stop it after the step in progress), one line per round"
     )
     land_parser.add_argument("--every", metavar="INTERVAL", help="with --follow: time between rounds, e.g. 30s, 5m (default), 1h")
     land_parser.add_argument("--no-build", action="store_true", help="with --follow: land only (builds run elsewhere)")

@@ -1,9 +1,11 @@
-"""`cdc-lake land --kafka ... --follow`: land and build on a schedule until stopped.
+"""`cdc-lake land --kafka ... --follow` and `land --incoming DIR --follow`: land and build on a
+schedule until stopped.
 
-Each round lands what the topics hold past the landed offsets (kafka.land_kafka: exactly once)
-and, when it landed something (and always in the first round, for landings of earlier runs), runs
-`dbt build` in the same process and Spark session. One line per round says what it did. A round
-starts every `every_s` seconds, or right after the previous one when that took longer.
+Each round lands what is new (the topics past the landed offsets, kafka.land_kafka: exactly once;
+or the new and changed inputs of DIR, incoming.land_incoming) and, when it landed something (and
+always in the first round, for landings of earlier runs), runs `dbt build` in the same process and
+Spark session. One line per round says what it did. A round starts every `every_s` seconds, or
+right after the previous one when that took longer.
 
 A failed landing (a broker down) or a failed build (a data test) is reported and the next round
 tries again: a follower runs until it is stopped. SIGINT or SIGTERM stops it after the step in
@@ -74,23 +76,31 @@ class Round:
 
     number: int
     started: datetime
-    landed: LandingReport | None = None
+    landed: Sequence[LandingReport] = ()
     land_error: str | None = None
     land_s: float = 0.0
     built: bool = False
     build_error: str | None = None
     build_s: float = 0.0
 
+    @property
+    def total(self) -> int:
+        """Messages the round landed."""
+        return sum(report.total for report in self.landed)
+
     def line(self, next_at: datetime | None) -> str:
         parts = [f"round {self.number} {self.started:%H:%M:%S}:"]
         if self.land_error is not None:
             parts.append(f"not landed ({self.land_error});")
-        elif self.landed is not None and self.landed.total:
-            formats = ", ".join(f"{k}={v:,}" for k, v in sorted(self.landed.by_format.items()))
-            parts.append(
-                f"landing {self.landed.landing_seq}: {self.landed.total:,} message(s) ({formats}) "
-                f"in {self.land_s:.0f} s;"
-            )
+        elif self.total:
+            by_format: dict[str, int] = {}
+            for report in self.landed:
+                for format_id, count in report.by_format.items():
+                    by_format[format_id] = by_format.get(format_id, 0) + count
+            formats = ", ".join(f"{k}={v:,}" for k, v in sorted(by_format.items()))
+            seqs = [str(report.landing_seq) for report in self.landed if report.total]
+            landings = f"landing {seqs[0]}" if len(seqs) == 1 else f"landings {', '.join(seqs)}"
+            parts.append(f"{landings}: {self.total:,} message(s) ({formats}) in {self.land_s:.0f} s;")
         else:
             parts.append("nothing new;")
         if self.build_error is not None:
@@ -104,7 +114,7 @@ class Round:
 
 
 def follow(
-    land_once: Callable[[], LandingReport],
+    land_once: Callable[[], Sequence[LandingReport]],
     build_once: Callable[[], None] | None,
     every_s: float,
     stop: StopRequest,
@@ -112,8 +122,8 @@ def follow(
     say: Callable[[str], None] = print,
     rounds: int | None = None,
 ) -> int:
-    """Run rounds until `stop` is requested (or `rounds` have run). Exit status: 0, or 1 when the
-    last round's landing or build failed."""
+    """Run rounds until `stop` is requested (or `rounds` have run); `land_once` lands what is new,
+    a report per landing. Exit status: 0, or 1 when the last round's landing or build failed."""
     from py4j.protocol import Py4JJavaError
 
     from cdc_lake.dbt import DbtError
@@ -128,7 +138,7 @@ def follow(
         except (LandingError, Py4JJavaError) as exc:  # a broker down, a read that failed: next round retries
             this.land_error = _one_line(exc)[:500]
         this.land_s = time.monotonic() - started
-        landed_something = this.landed is not None and this.landed.total > 0
+        landed_something = this.total > 0
         if build_once is not None and (number == 1 or landed_something) and not stop.requested:
             build_started = time.monotonic()
             try:
@@ -160,7 +170,6 @@ def follow_kafka(
     warn: Callable[[str], None] = print,
 ) -> int:
     """`cdc-lake land --kafka ... --follow`: land `topics` every `every_s` seconds and build."""
-    from cdc_lake.dbt import run_dbt
     from cdc_lake.kafka import land_kafka
     from cdc_lake.land import check_format_id
     from cdc_lake.settings import load_settings
@@ -172,14 +181,50 @@ def follow_kafka(
         f"({'landing and building' if build else 'landing only'}); Ctrl-C or SIGTERM stops after the step in progress")
     spark = get_spark(settings)
 
-    def land_once() -> LandingReport:
-        return land_kafka(bootstrap, topics, format_id, spark=spark, settings=settings, say=lambda _m: None, warn=warn)
+    def land_once() -> list[LandingReport]:
+        return [land_kafka(bootstrap, topics, format_id, spark=spark, settings=settings, say=lambda _m: None, warn=warn)]
+
+    with stop_on_signals(say) as stop:
+        return follow(land_once, _build_step(build, select), every_s, stop, say=say)
+
+
+def follow_incoming(
+    root: str,
+    every_s: float,
+    *,
+    build: bool = True,
+    select: Sequence[str] = (),
+    say: Callable[[str], None] = print,
+    warn: Callable[[str], None] = print,
+) -> int:
+    """`cdc-lake land --incoming DIR --follow`: land the new and changed inputs of DIR every
+    `every_s` seconds and build."""
+    from cdc_lake.incoming import IncomingFolder, land_incoming
+    from cdc_lake.settings import load_settings
+    from cdc_lake.spark import get_spark
+
+    folder = IncomingFolder(root)
+    folder.check()  # a LandingError before Spark starts
+    settings = load_settings()
+    say(f"following {folder.root} every {every_s:g} s "
+        f"({'landing and building' if build else 'landing only'}); Ctrl-C or SIGTERM stops after the step in progress")
+    spark = get_spark(settings)
+
+    def land_once() -> list[LandingReport]:
+        return land_incoming(folder, spark=spark, settings=settings, say=lambda _m: None, warn=warn)
+
+    with stop_on_signals(say) as stop:
+        return follow(land_once, _build_step(build, select), every_s, stop, say=say)
+
+
+def _build_step(build: bool, select: Sequence[str]) -> Callable[[], None] | None:
+    """A round's `dbt build` in this process (None with --no-build)."""
+    from cdc_lake.dbt import run_dbt
 
     def build_once() -> None:
         run_dbt([*BUILD_ARGS, *(("--select", *select) if select else ())])
 
-    with stop_on_signals(say) as stop:
-        return follow(land_once, build_once if build else None, every_s, stop, say=say)
+    return build_once if build else None
 
 
 def parse_every(text: str) -> float:

@@ -978,19 +978,23 @@ def check_inputs(paths: Sequence[str], format_id: str) -> list[_Checked]:
 
 
 def land_each(
-    groups: Sequence[tuple[str, Sequence[str]]], *, say: Callable[[str], None] = print
+    groups: Sequence[tuple[str, Sequence[str]]],
+    *,
+    say: Callable[[str], None] = print,
+    spark: "SparkSession | None" = None,
+    settings: Settings | None = None,
 ) -> list[LandingReport]:
     """Land each (format id, paths) group as a landing of its own, in order, in one Spark session
-    (`cdc-lake land --format a X --format b Y`: one JVM start for all). Every group's inputs are
-    checked first, so that a bad PATH in any group lands nothing; then all are hashed at once, while
-    Spark starts."""
+    (`cdc-lake land --format a X --format b Y`: one JVM start for all; `spark`, when the caller has
+    one). Every group's inputs are checked first, so that a bad PATH in any group lands nothing;
+    then all are hashed at once, while Spark starts."""
     from pyspark.sql import SparkSession
 
     checked = [check_inputs(paths, format_id) for format_id, paths in groups]
     hashings = [_Hashing(inputs) for inputs in checked]
-    settings = load_settings()
+    settings = settings or load_settings()
     reports = []
-    spark = None  # the first landing starts it
+    # without the caller's session, the first landing starts one
     for (format_id, paths), hashing in zip(groups, hashings):
         reports.append(land(paths, format_id, spark=spark, settings=settings, say=say, hashing=hashing))
         spark = spark or SparkSession.getActiveSession()

@@ -167,7 +167,8 @@ def bad_inputs(tmp: Path) -> dict[str, tuple[list[str], str]]:
         ),
         "no --format": (
             ["land", good],
-            "cdc-lake land: error: the following arguments are required: --format (see cdc-lake land --help)",
+            "cdc-lake land: give --format FORMAT PATH..., --format FORMAT --kafka BOOTSTRAP --topic TOPIC, "
+            "or --incoming DIR",
         ),
         "requeue as an unknown format": (
             ["requeue", "--as-format", "nope"],

@@ -1,4 +1,4 @@
-"""The follower's rounds (`cdc-lake land --kafka ... --follow`, cdc_lake/follow.py) with stand-in
+"""The follower's rounds (`cdc-lake land --kafka ... --follow` or `--incoming DIR --follow`, cdc_lake/follow.py) with stand-in
 steps: what a round builds, its progress line, failures that the next round retries, and SIGTERM or
 SIGINT during a step (the step ends, nothing new starts) or twice (at once). The follower against a
 real broker and dbt is in test_land_kafka.py."""
@@ -27,11 +27,11 @@ class Steps:
         self.builds = 0
         self.build_errors = build_errors
 
-    def land(self) -> LandingReport:
+    def land(self) -> list[LandingReport]:
         result = self.landings.pop(0)
         if isinstance(result, Exception):
             raise result
-        return result
+        return [result]
 
     def build(self) -> None:
         self.builds += 1
@@ -81,7 +81,7 @@ def test_a_failed_landing_or_build_is_reported_and_the_next_round_tries_again():
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_during_a_landing_lets_it_commit_then_stops_without_building(signum):
     class SignalledLanding(Steps):
-        def land(self) -> LandingReport:
+        def land(self) -> list[LandingReport]:
             os.kill(os.getpid(), signum)  # delivered while the landing runs: it goes on to the end
             return super().land()
 
@@ -121,7 +121,7 @@ def test_a_signal_between_rounds_stops_the_wait():
 
 def test_a_second_signal_stops_at_once():
     class SignalledTwice(Steps):
-        def land(self) -> LandingReport:
+        def land(self) -> list[LandingReport]:
             os.kill(os.getpid(), signal.SIGTERM)
             os.kill(os.getpid(), signal.SIGTERM)
             return super().land()
@@ -147,13 +147,15 @@ def test_intervals_that_are_refused_say_what_to_give(text):
         parse_every(text)
 
 
-def test_follow_options_need_kafka_and_follow(capsys):
+def test_follow_options_need_a_source_and_follow(capsys):
     from cdc_lake.cli import main
 
     assert main(["land", "--format", "auto", "--follow", "some.jsonl"]) == 2
     assert main(["land", "--format", "auto", "--kafka", "h:1", "--topic", "t", "--every", "5m"]) == 2
+    assert main(["land", "--incoming", "incoming", "--no-build"]) == 2
     assert capsys.readouterr().err.splitlines() == [
-        "cdc-lake land: --follow, --every, --no-build and --select follow Kafka topics: give --kafka",
+        "cdc-lake land: --follow follows Kafka topics or a folder: give --kafka or --incoming",
+        "cdc-lake land: --every, --no-build and --select are options of --follow",
         "cdc-lake land: --every, --no-build and --select are options of --follow",
     ]
 

@@ -1,0 +1,151 @@
+"""`cdc-lake land --incoming DIR`: land the inputs of a folder laid out by format.
+
+DIR holds one folder per format id (`canal_json/`, `dts_avro/`, `auto/`, ...); each file or folder
+directly inside one is an input of that format, as a PATH of `cdc-lake land --format ID PATH`
+(a text file, a Kafka-shaped Parquet file or folder, a folder of one-message binary files). Names
+Spark skips (`.x`, `_x`, `x._COPYING_`) are left out, so a producer writes under such a name and
+renames the input when it is whole.
+
+Each input is checked on its own: one that `land` would refuse (an unsupported file type, a folder
+of the wrong kind) is reported and left out, and the others land (a landing per format). An input
+already landed adds nothing (by content hash); a text file that grew lands its new lines.
+
+`IncomingFolder` remembers, for one process, the inputs it has handed to a landing and what they
+looked like then (each file's size, modification time and inode): `--follow` rounds read and hash
+only the inputs that are new or changed since, not the whole folder again.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from cdc_lake.formats import AUTO, FORMAT_IDS
+from cdc_lake.land import LandingError, LandingReport, _folder_files, _spark_skips, check_inputs
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+    from cdc_lake.settings import Settings
+
+Signature = tuple[tuple[str, int, int, int], ...]
+"""What an input looked like: (file, size, modification time in ns, inode) per file."""
+
+
+def _signature(path: Path) -> Signature:
+    files = _folder_files(path)[0] if path.is_dir() else (path,)
+    signature = []
+    for file in files:
+        stat = file.stat()
+        signature.append((str(file), stat.st_size, stat.st_mtime_ns, stat.st_ino))
+    return tuple(signature)
+
+
+@dataclass
+class IncomingRound:
+    """What one look at the folder found: the inputs to land, per format, and what it left out."""
+
+    groups: list[tuple[str, list[str]]] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)
+    """Entries not landed, each with why (said once per entry and state)."""
+    unchanged: int = 0
+    """Entries handed to an earlier landing of this process, or left out, and not changed since."""
+    signatures: dict[str, Signature] = field(default_factory=dict)
+
+
+class IncomingFolder:
+    """The inputs of DIR/<format id>/ (see the module docstring), as `land_each` groups."""
+
+    def __init__(self, root: str | Path):
+        self.root = Path(root).absolute()
+        self.seen: dict[str, Signature] = {}
+        """Per input (and per entry left out): its signature when it was last handed over."""
+
+    def check(self) -> None:
+        """Raise LandingError when DIR is not a folder."""
+        if not self.root.is_dir():
+            raise LandingError(
+                f"{self.root}: no such folder; --incoming names a folder with a folder per format id "
+                f"inside (canal_json/, debezium_json/, ..., {AUTO}/)"
+            )
+
+    def look(self) -> IncomingRound:
+        """The inputs that are new or changed since the last `landed()` round, checked one by one.
+        Raises LandingError when DIR is not a folder."""
+        self.check()
+        found = IncomingRound()
+        for format_dir in sorted(self.root.iterdir()):
+            if _spark_skips(format_dir.name):
+                continue
+            if format_dir.name not in FORMAT_IDS + (AUTO,) or not format_dir.is_dir():
+                self._leave_out(
+                    found, format_dir,
+                    f"not a folder named for a format id ({', '.join(sorted(FORMAT_IDS))} or {AUTO})",
+                )
+                continue
+            paths = []
+            for entry in sorted(format_dir.iterdir()):
+                if _spark_skips(entry.name):
+                    continue
+                try:
+                    signature = _signature(entry)
+                except OSError:  # removed or renamed while listed: the next look sees what is there
+                    continue
+                if self.seen.get(str(entry)) == signature:
+                    found.unchanged += 1
+                    continue
+                try:
+                    check_inputs([str(entry)], format_dir.name)
+                except LandingError as exc:
+                    self._leave_out(found, entry, str(exc).split(": ", 1)[-1], signature)
+                    continue
+                found.signatures[str(entry)] = signature
+                paths.append(str(entry))
+            if paths:
+                found.groups.append((format_dir.name, paths))
+        return found
+
+    def _leave_out(self, found: IncomingRound, entry: Path, why: str, signature: Signature = ()) -> None:
+        """Report `entry` once for each state it is found in."""
+        if self.seen.get(str(entry)) == signature:
+            return
+        self.seen[str(entry)] = signature
+        found.left_out.append(f"{entry}: left out: {why}")
+
+    def landed(self, found: IncomingRound) -> None:
+        """The inputs of `found` were handed to a landing that ended (landed, skipped as landed
+        before, or refused alone): later looks skip them while they stay as they were."""
+        self.seen.update(found.signatures)
+
+
+def land_incoming(
+    folder: IncomingFolder,
+    *,
+    spark: "SparkSession | None" = None,
+    settings: "Settings | None" = None,
+    say: Callable[[str], None] = print,
+    warn: Callable[[str], None] = print,
+) -> list[LandingReport]:
+    """Land what `folder.look()` finds (a landing per format, in one Spark session); the entries
+    it leaves out and the inputs a landing refuses go to `warn`. No report when nothing is new."""
+    from cdc_lake.land import land_each
+
+    found = folder.look()
+    for line in found.left_out:
+        warn(line)
+    if not found.groups:
+        return []
+    reports = land_each(found.groups, say=say, spark=spark, settings=settings)
+    folder.landed(found)
+    for report in reports:
+        for path, reason in report.refused.items():
+            warn(f"{path}: not landed: {' '.join(reason.split())} (the other inputs were landed)")
+    return reports
+
+
+def refused_count(reports: Sequence[LandingReport]) -> int:
+    """How many inputs the landings refused."""
+    return sum(len(report.refused) for report in reports)
