@@ -24,8 +24,14 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from cdc_lake.land import LandingError, LandingReport
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+    from cdc_lake.settings import Settings
 
 BUILD_ARGS = ("build", "--exclude-resource-type", "unit_test")
 """A round's build: the scheduled build's (scripts/scheduled_build.sh); unit tests check SQL on
@@ -172,20 +178,15 @@ def follow_kafka(
     """`cdc-lake land --kafka ... --follow`: land `topics` every `every_s` seconds and build."""
     from cdc_lake.kafka import land_kafka
     from cdc_lake.land import check_format_id
-    from cdc_lake.settings import load_settings
-    from cdc_lake.spark import get_spark
 
     check_format_id(format_id)
-    settings = load_settings()
-    say(f"following {', '.join(topics)} on {bootstrap} every {every_s:g} s "
-        f"({'landing and building' if build else 'landing only'}); Ctrl-C or SIGTERM stops after the step in progress")
-    spark = get_spark(settings)
 
-    def land_once() -> list[LandingReport]:
-        return [land_kafka(bootstrap, topics, format_id, spark=spark, settings=settings, say=lambda _m: None, warn=warn)]
+    def lander(spark: "SparkSession", settings: "Settings") -> Callable[[], list[LandingReport]]:
+        return lambda: [
+            land_kafka(bootstrap, topics, format_id, spark=spark, settings=settings, say=lambda _m: None, warn=warn)
+        ]
 
-    with stop_on_signals(say) as stop:
-        return follow(land_once, _build_step(build, select), every_s, stop, say=say)
+    return _follow_rounds(f"{', '.join(topics)} on {bootstrap}", lander, every_s, build, select, say)
 
 
 def follow_incoming(
@@ -200,31 +201,40 @@ def follow_incoming(
     """`cdc-lake land --incoming DIR --follow`: land the new and changed inputs of DIR every
     `every_s` seconds and build."""
     from cdc_lake.incoming import IncomingFolder, land_incoming
-    from cdc_lake.settings import load_settings
-    from cdc_lake.spark import get_spark
 
     folder = IncomingFolder(root)
     folder.check()  # a LandingError before Spark starts
-    settings = load_settings()
-    say(f"following {folder.root} every {every_s:g} s "
-        f"({'landing and building' if build else 'landing only'}); Ctrl-C or SIGTERM stops after the step in progress")
-    spark = get_spark(settings)
 
-    def land_once() -> list[LandingReport]:
-        return land_incoming(folder, spark=spark, settings=settings, say=lambda _m: None, warn=warn)
+    def lander(spark: "SparkSession", settings: "Settings") -> Callable[[], list[LandingReport]]:
+        return lambda: land_incoming(folder, spark=spark, settings=settings, say=lambda _m: None, warn=warn)
 
-    with stop_on_signals(say) as stop:
-        return follow(land_once, _build_step(build, select), every_s, stop, say=say)
+    return _follow_rounds(str(folder.root), lander, every_s, build, select, say)
 
 
-def _build_step(build: bool, select: Sequence[str]) -> Callable[[], None] | None:
-    """A round's `dbt build` in this process (None with --no-build)."""
+def _follow_rounds(
+    source: str,
+    lander: Callable[["SparkSession", "Settings"], Callable[[], Sequence[LandingReport]]],
+    every_s: float,
+    build: bool,
+    select: Sequence[str],
+    say: Callable[[str], None],
+) -> int:
+    """Start the one Spark session of a follower and run its rounds: `lander(spark, settings)`
+    gives the landing step; the build step is `dbt build` in this process (none with --no-build)."""
     from cdc_lake.dbt import run_dbt
+    from cdc_lake.settings import load_settings
+    from cdc_lake.spark import get_spark
+
+    settings = load_settings()
+    say(f"following {source} every {every_s:g} s "
+        f"({'landing and building' if build else 'landing only'}); Ctrl-C or SIGTERM stops after the step in progress")
+    land_once = lander(get_spark(settings), settings)
 
     def build_once() -> None:
         run_dbt([*BUILD_ARGS, *(("--select", *select) if select else ())])
 
-    return build_once if build else None
+    with stop_on_signals(say) as stop:
+        return follow(land_once, build_once if build else None, every_s, stop, say=say)
 
 
 def parse_every(text: str) -> float:
