@@ -10,8 +10,9 @@ and warm-up. This script runs those rounds as the folder follower does (one roun
 `<format id>/`, beside the earlier rounds' files; `incoming.land_incoming` lands the new ones, a
 landing per format, then the follower's build) in the lake the CDC_LAKE_* variables name (dbt's
 target and logs under CDC_LAKE_DBT_STATE, as for any in-process build). It prints one JSON line per round: its landing's and its build's wall seconds, the CPU
-seconds of the process tree (Python and the JVM) over the round, and the tree's and Python's own
-resident memory when the round ended (whether a long-lived follower keeps growing).
+seconds of the process tree (Python and the JVM) over the round, the tree's and Python's own
+resident memory when the round ended, and the JVM's heap after a full collection, live and
+committed (whether a long-lived follower keeps growing, and in what).
 `benchmarks/run.py --follower-rounds K` runs it after the separate-process increments.
 """
 
@@ -47,6 +48,16 @@ def tree_rss_bytes(root: int) -> int:
     sampler = TreeSampler(root)
     sampler.sample()
     return sampler.peak_rss
+
+
+def jvm_heap_after_gc(spark: object) -> tuple[int, int]:
+    """The driver JVM's heap in use after a full collection (what it holds on to: a follower whose
+    live heap grows round after round keeps something per round) and the heap it has committed
+    (what its resident memory follows), in bytes. Taken after a round, outside its timings."""
+    jvm = spark._jvm  # type: ignore[attr-defined]
+    jvm.java.lang.System.gc()
+    runtime = jvm.java.lang.Runtime.getRuntime()
+    return runtime.totalMemory() - runtime.freeMemory(), runtime.totalMemory()
 
 
 def parse_rounds(argv: list[str]) -> list[list[tuple[str, str]]]:
@@ -91,6 +102,8 @@ def main(argv: list[str] | None = None) -> int:
         landed = time.monotonic()
         run_dbt(BUILD_ARGS)
         built = time.monotonic()
+        cpu_s, rss = tree_cpu_seconds(os.getpid()) - cpu_before, tree_rss_bytes(os.getpid())
+        heap_live, heap_committed = jvm_heap_after_gc(spark)
         print(
             json.dumps(
                 {
@@ -98,9 +111,11 @@ def main(argv: list[str] | None = None) -> int:
                     "land_s": round(landed - started, 2),
                     "build_s": round(built - landed, 2),
                     "total_s": round(built - started, 2),
-                    "cpu_s": round(tree_cpu_seconds(os.getpid()) - cpu_before, 2),
-                    "rss_gib_after": round(tree_rss_bytes(os.getpid()) / 1024**3, 2),
+                    "cpu_s": round(cpu_s, 2),
+                    "rss_gib_after": round(rss / 1024**3, 2),
                     "python_rss_gib_after": round(psutil.Process().memory_info().rss / 1024**3, 2),
+                    "heap_live_gib_after": round(heap_live / 1024**3, 3),
+                    "heap_committed_gib_after": round(heap_committed / 1024**3, 2),
                 }
             ),
             flush=True,

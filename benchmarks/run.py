@@ -369,7 +369,8 @@ def follower_rounds(
         messages[label] = manifest["increment_messages"][n - 1]
         print(
             f"      round {figures['round']}: land {figures['land_s']:.1f} s + build {figures['build_s']:.1f} s, "
-            f"{figures['rss_gib_after']:.2f} GiB resident after it (Python {figures['python_rss_gib_after']:.2f})",
+            f"{figures['rss_gib_after']:.2f} GiB resident after it (Python {figures['python_rss_gib_after']:.2f}; "
+            f"JVM heap live {figures['heap_live_gib_after']:.3f} of {figures['heap_committed_gib_after']:.2f} committed)",
             flush=True,
         )
     if process.returncode or len(lines) < len(numbers):
