@@ -85,7 +85,8 @@ def test_a_failed_follower_counts_the_messages_it_was_given(tmp_path: Path, monk
     log = tmp_path / "f.log"
     log.write_text(
         'landing...\n{"round": 1, "total_s": 9.0, "cpu_s": 12.0, "land_s": 2.0, "build_s": 7.0, '
-        '"rss_gib_after": 1.0, "python_rss_gib_after": 0.2}\nTraceback (most recent call last): ...\n'
+        '"rss_gib_after": 1.0, "python_rss_gib_after": 0.2, "heap_live_gib_after": 0.3, '
+        '"heap_committed_gib_after": 0.6}\nTraceback (most recent call last): ...\n'
     )
     commands: list[list[str]] = []
 
