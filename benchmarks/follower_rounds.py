@@ -9,10 +9,11 @@ and warm-up. This script runs those rounds as the folder follower does (one roun
 `--round`-separated group: the round's files appear in an incoming folder of its own, under
 `<format id>/`, beside the earlier rounds' files; `incoming.land_incoming` lands the new ones, a
 landing per format, then the follower's build) in the lake the CDC_LAKE_* variables name (dbt's
-target and logs under CDC_LAKE_DBT_STATE, as for any in-process build). It prints one JSON line per round: its landing's and its build's wall seconds, the CPU
-seconds of the process tree (Python and the JVM) over the round, the tree's and Python's own
-resident memory when the round ended, and the JVM's heap after a full collection, live and
-committed (whether a long-lived follower keeps growing, and in what).
+target and logs under CDC_LAKE_DBT_STATE, as for any in-process build). It prints one JSON line
+per round: its landing's and its build's wall seconds, the CPU seconds of the process tree (Python
+and the JVM) over the round, the tree's and Python's own resident memory when the round ended,
+and the JVM's heap after a full collection, live and committed (whether a long-lived follower
+keeps growing, and in what).
 `benchmarks/run.py --follower-rounds K` runs it after the separate-process increments.
 """
 

@@ -28,7 +28,7 @@ def _land_groups(args: argparse.Namespace) -> list[tuple[str, list[str]]] | str:
 
 
 def _cmd_land(args: argparse.Namespace) -> int:
-    from cdc_lake.land import LandingError, land_each
+    from cdc_lake.land import LandingError, land_each, refusal_line
     from cdc_lake.metastore import derby_lock_hint, exception_mentions_derby_lock, metastore_held
     from cdc_lake.settings import load_settings
 
@@ -93,7 +93,7 @@ def _cmd_land(args: argparse.Namespace) -> int:
         raise
     refused = [(path, reason) for report in reports for path, reason in report.refused.items()]
     for path, reason in refused:
-        print(f"cdc-lake land: {path}: not landed: {_one_line(reason)} (the other inputs were landed)", file=sys.stderr)
+        print(f"cdc-lake land: {refusal_line(path, reason)}", file=sys.stderr)
     return 4 if refused else 0
 
 

@@ -17,14 +17,22 @@ only the inputs that are new or changed since, not the whole folder again.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cdc_lake.formats import AUTO, FORMAT_IDS
-from cdc_lake.land import LandingError, LandingReport, _folder_files, _spark_skips, check_inputs
+from cdc_lake.land import (
+    LandingError,
+    LandingReport,
+    _Checked,
+    _folder_files,
+    _spark_skips,
+    check_inputs,
+    land_checked,
+    refusal_line,
+)
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -48,16 +56,22 @@ def _signature(path: Path) -> Signature:
 class IncomingRound:
     """What one look at the folder found: the inputs to land, per format, and what it left out."""
 
-    groups: list[tuple[str, list[str]]] = field(default_factory=list)
+    inputs: list[tuple[str, list[_Checked]]] = field(default_factory=list)
+    """Per format id, its new or changed inputs, checked (`land_checked` lands them as they are)."""
     left_out: list[str] = field(default_factory=list)
     """Entries not landed, each with why (said once per entry and state)."""
     unchanged: int = 0
     """Entries handed to an earlier landing of this process, or left out, and not changed since."""
     signatures: dict[str, Signature] = field(default_factory=dict)
 
+    @property
+    def groups(self) -> list[tuple[str, list[str]]]:
+        """(format id, paths) per format, as `land_each` takes them."""
+        return [(format_id, [str(item.path) for item in checked]) for format_id, checked in self.inputs]
+
 
 class IncomingFolder:
-    """The inputs of DIR/<format id>/ (see the module docstring), as `land_each` groups."""
+    """The inputs of DIR/<format id>/ (see the module docstring), checked, per format."""
 
     def __init__(self, root: str | Path):
         self.root = Path(root).absolute()
@@ -86,7 +100,7 @@ class IncomingFolder:
                     f"not a folder named for a format id ({', '.join(sorted(FORMAT_IDS))} or {AUTO})",
                 )
                 continue
-            paths = []
+            checked: list[_Checked] = []
             for entry in sorted(format_dir.iterdir()):
                 if _spark_skips(entry.name):
                     continue
@@ -98,14 +112,13 @@ class IncomingFolder:
                     found.unchanged += 1
                     continue
                 try:
-                    check_inputs([str(entry)], format_dir.name)
+                    checked += check_inputs([str(entry)], format_dir.name)
                 except LandingError as exc:
                     self._leave_out(found, entry, str(exc).split(": ", 1)[-1], signature)
                     continue
                 found.signatures[str(entry)] = signature
-                paths.append(str(entry))
-            if paths:
-                found.groups.append((format_dir.name, paths))
+            if checked:
+                found.inputs.append((format_dir.name, checked))
         return found
 
     def _leave_out(self, found: IncomingRound, entry: Path, why: str, signature: Signature = ()) -> None:
@@ -131,21 +144,14 @@ def land_incoming(
 ) -> list[LandingReport]:
     """Land what `folder.look()` finds (a landing per format, in one Spark session); the entries
     it leaves out and the inputs a landing refuses go to `warn`. No report when nothing is new."""
-    from cdc_lake.land import land_each
-
     found = folder.look()
     for line in found.left_out:
         warn(line)
-    if not found.groups:
+    if not found.inputs:
         return []
-    reports = land_each(found.groups, say=say, spark=spark, settings=settings)
+    reports = land_checked(found.inputs, say=say, spark=spark, settings=settings)
     folder.landed(found)
     for report in reports:
         for path, reason in report.refused.items():
-            warn(f"{path}: not landed: {' '.join(reason.split())} (the other inputs were landed)")
+            warn(refusal_line(path, reason))
     return reports
-
-
-def refused_count(reports: Sequence[LandingReport]) -> int:
-    """How many inputs the landings refused."""
-    return sum(len(report.refused) for report in reports)

@@ -986,19 +986,36 @@ def land_each(
 ) -> list[LandingReport]:
     """Land each (format id, paths) group as a landing of its own, in order, in one Spark session
     (`cdc-lake land --format a X --format b Y`: one JVM start for all; `spark`, when the caller has
-    one). Every group's inputs are checked first, so that a bad PATH in any group lands nothing;
-    then all are hashed at once, while Spark starts."""
+    one). Every group's inputs are checked first, so that a bad PATH in any group lands nothing."""
+    checked = [(format_id, check_inputs(paths, format_id)) for format_id, paths in groups]
+    return land_checked(checked, say=say, spark=spark, settings=settings)
+
+
+def land_checked(
+    groups: Sequence[tuple[str, Sequence[_Checked]]],
+    *,
+    say: Callable[[str], None] = print,
+    spark: "SparkSession | None" = None,
+    settings: Settings | None = None,
+) -> list[LandingReport]:
+    """`land_each` of inputs already checked (`check_inputs`): all are hashed at once, while Spark
+    starts, then each group lands as a landing of its own."""
     from pyspark.sql import SparkSession
 
-    checked = [check_inputs(paths, format_id) for format_id, paths in groups]
-    hashings = [_Hashing(inputs) for inputs in checked]
+    hashings = [_Hashing(inputs) for _, inputs in groups]
     settings = settings or load_settings()
     reports = []
     # without the caller's session, the first landing starts one
-    for (format_id, paths), hashing in zip(groups, hashings):
+    for (format_id, inputs), hashing in zip(groups, hashings):
+        paths = [str(item.path) for item in inputs]
         reports.append(land(paths, format_id, spark=spark, settings=settings, say=say, hashing=hashing))
         spark = spark or SparkSession.getActiveSession()
     return reports
+
+
+def refusal_line(path: str, reason: str) -> str:
+    """How a command names an input that a landing refused alone."""
+    return f"{path}: not landed: {' '.join(reason.split())} (the other inputs were landed)"
 
 
 def land(
