@@ -109,6 +109,9 @@ class Round:
             parts.append(f"{landings}: {self.total:,} message(s) ({formats}) in {self.land_s:.0f} s;")
         else:
             parts.append("nothing new;")
+        waiting = sum(len(report.waiting) for report in self.landed)
+        if waiting:
+            parts.append(f"{waiting} file(s) end in a line without a newline yet (it waits);")
         if self.build_error is not None:
             parts.append(f"build failed after {self.build_s:.0f} s ({self.build_error});")
         elif self.built:

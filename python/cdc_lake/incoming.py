@@ -10,6 +10,11 @@ Each input is checked on its own: one that `land` would refuse (an unsupported f
 of the wrong kind) is reported and left out, and the others land (a landing per format). An input
 already landed adds nothing (by content hash); a text file that grew lands its new lines.
 
+A producer may also append whole lines to a text file in place. A text file changed in the last
+`SETTLE_SECONDS` lands up to its last newline: a last line without one may be half written, and
+waits for a later landing, which lands it once it ends with a newline, or whole once the file has
+stayed unchanged that long (a file whose writer stopped without a final newline).
+
 `IncomingFolder` remembers, for one process, the inputs it has handed to a landing and what they
 looked like then (each file's size, modification time and inode): `--follow` rounds read and hash
 only the inputs that are new or changed since, not the whole folder again.
@@ -18,7 +23,8 @@ only the inputs that are new or changed since, not the whole folder again.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+import time
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -42,6 +48,10 @@ if TYPE_CHECKING:
 Signature = tuple[tuple[str, int, int, int], ...]
 """What an input looked like: (file, size, modification time in ns, inode) per file."""
 
+SETTLE_SECONDS = 60.0
+"""A text file changed more recently than this may still be written to: its last line lands only
+once it ends with a newline, or once the file has stayed unchanged this long."""
+
 
 def _signature(path: Path) -> Signature:
     files = _folder_files(path)[0] if path.is_dir() else (path,)
@@ -50,6 +60,12 @@ def _signature(path: Path) -> Signature:
         stat = file.stat()
         signature.append((str(file), stat.st_size, stat.st_mtime_ns, stat.st_ino))
     return tuple(signature)
+
+
+def _changed_within(signature: Signature, seconds: float) -> bool:
+    """Whether a file of the input was modified less than `seconds` ago."""
+    newest_ns = max((mtime_ns for _, _, mtime_ns, _ in signature), default=0)
+    return time.time_ns() - newest_ns < seconds * 1e9
 
 
 @dataclass
@@ -112,10 +128,16 @@ class IncomingFolder:
                     found.unchanged += 1
                     continue
                 try:
-                    checked += check_inputs([str(entry)], format_dir.name)
+                    (entry_checked,) = check_inputs([str(entry)], format_dir.name)
                 except LandingError as exc:
                     self._leave_out(found, entry, str(exc).split(": ", 1)[-1], signature)
                     continue
+                if entry_checked.is_plain_text_file and _changed_within(signature, SETTLE_SECONDS):
+                    # not remembered: looked at again until it settles, so that a last line
+                    # left waiting lands
+                    checked.append(replace(entry_checked, up_to_last_newline=True))
+                    continue
+                checked.append(entry_checked)
                 found.signatures[str(entry)] = signature
             if checked:
                 found.inputs.append((format_dir.name, checked))

@@ -140,6 +140,10 @@ class LandingInput:
     """Why this input cannot be landed (the other inputs land); None when it can."""
     skip_lines: int = 0
     """A text file that grew since it was landed: the lines landed before (`_grown_from`)."""
+    waiting_bytes: int = 0
+    """A text file still being written (`_Checked.up_to_last_newline`): the bytes of its last line,
+    which has no newline yet, left for a later landing; `size`, `lines` and `source_hash` cover
+    the file up to its last newline."""
 
 
 @dataclass
@@ -154,6 +158,8 @@ class LandingReport:
     """Inputs not landed, with the reason (the other inputs were landed)."""
     reused_offsets: int = 0
     """Kafka records landed at an offset that an earlier record with other bytes holds."""
+    waiting: list[str] = field(default_factory=list)
+    """Text files still being written whose last line (no newline yet) was left for later."""
 
     @property
     def total(self) -> int:
@@ -171,6 +177,25 @@ def _hash_file(path: Path, digest: "hashlib._Hash") -> tuple[int, int, bytes]:
             newlines += block.count(b"\n")
             last = block[-1:]
     return size, newlines, last
+
+
+def _hash_whole_lines(path: Path) -> tuple[str, int, int, int]:
+    """For a text file: the SHA-256 of its bytes up to and including its last newline, the count of
+    those bytes and of their lines, and the bytes after them (a last line without a newline)."""
+    digest = hashlib.sha256()
+    at_last_newline = digest.copy()
+    size = newlines = whole = 0
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            end = block.rfind(b"\n") + 1
+            if end:
+                digest.update(block[:end])
+                at_last_newline = digest.copy()
+                whole = size + end
+                newlines += block.count(b"\n")
+            digest.update(block[end:])
+            size += len(block)
+    return at_last_newline.hexdigest(), whole, newlines, size - whole
 
 
 def _gzip_problem(path: Path) -> str | None:
@@ -246,10 +271,18 @@ class _Checked:
     """A folder's files (`_folder_files`), which its source hash covers with their names; () for a file."""
     left_out: tuple[str, ...] = ()
     """A folder's entries that `_folder_files` left out, with why."""
+    up_to_last_newline: bool = False
+    """A plain text file that may still be written to (`incoming`): land it up to its last newline,
+    and leave a last line without one for a later landing, which lands it once it is whole."""
 
     @property
     def is_gzip(self) -> bool:
         return self.kind == "text" and self.path.name.endswith(GZIP_SUFFIX)
+
+    @property
+    def is_plain_text_file(self) -> bool:
+        """A text file Spark reads by lines and splits (not gzip, not a folder)."""
+        return self.kind == "text" and not self.files and not self.is_gzip
 
     def source_hash(self) -> str:
         """The SHA-256 of the input: reads it whole."""
@@ -258,6 +291,11 @@ class _Checked:
     def hashed(self) -> LandingInput:
         """The input with its SHA-256 (read whole), and for a plain text file its size and lines;
         a .gz file that does not decompress is refused (alone)."""
+        if self.up_to_last_newline and self.is_plain_text_file:
+            source_hash, size, lines, waiting = _hash_whole_lines(self.path)
+            return LandingInput(
+                self.path, self.kind, source_hash, size=size, lines=lines, waiting_bytes=waiting
+            )
         digest = hashlib.sha256()
         if self.files:
             for file in self.files:
@@ -1054,6 +1092,14 @@ def land(
     landed_text = _landed_text_files(landings)
     todo: list[LandingInput] = []
     for item in inputs:
+        if item.waiting_bytes:
+            say(
+                f"{item.path}: its last line ({item.waiting_bytes:,} bytes) has no newline yet: it waits "
+                "for a later landing, which lands it once it ends with a newline or stays unchanged"
+            )
+            report.waiting.append(str(item.path))
+            if not item.lines:
+                continue
         if item.source_hash in landed_hashes or any(t.source_hash == item.source_hash for t in todo):
             say(f"{item.path}: already landed, nothing added")
             report.skipped.append(str(item.path))

@@ -1,20 +1,23 @@
 """`cdc-lake land --incoming DIR [--follow]` (cdc_lake/incoming.py): the inputs of DIR/<format id>/,
 each checked on its own (what land refuses is left out and said once, the rest lands), and a
 follower's rounds that read only what is new or changed since the round before; then the same in a
-lake: each input lands once, a grown file its new lines, and a round with nothing new lands nothing."""
+lake: each input lands once, a grown file its new lines, and a round with nothing new lands nothing;
+a text file still being written lands up to its last newline, and its last line once it is whole."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
 
 from cdc_lake.follow import follow, stop_on_signals
-from cdc_lake.incoming import IncomingFolder, land_incoming
-from cdc_lake.land import LandingError
+from cdc_lake.incoming import SETTLE_SECONDS, IncomingFolder, land_incoming
+from cdc_lake.land import LandingError, _hash_whole_lines
 from conftest import PROJECT_DIR, write_jsonl
 
 SAMPLES = PROJECT_DIR / "sample_data"
@@ -29,6 +32,13 @@ def canal_insert(row_id: int) -> dict:
     }
 
 
+def settle(root: Path) -> None:
+    """Date every file under `root` an hour back: written long enough ago to be whole."""
+    an_hour_ago = time.time() - 3600
+    for path in [root, *root.rglob("*")]:
+        os.utime(path, (an_hour_ago, an_hour_ago))
+
+
 @pytest.fixture
 def incoming(tmp_path: Path) -> Path:
     """canal_json/ with a file, dts_avro/ with a folder of one-message files, and entries to leave out."""
@@ -41,6 +51,7 @@ def incoming(tmp_path: Path) -> Path:
     (root / "canal_json" / ".c.jsonl").write_text("{}\n")
     (root / "no_such_format").mkdir()
     (root / "stray.jsonl").write_text("{}\n")
+    settle(root)
     return root
 
 
@@ -68,6 +79,7 @@ def test_a_later_look_reads_only_what_is_new_or_changed_and_says_a_left_out_entr
     with (incoming / "canal_json" / "a.jsonl").open("a") as grown:  # a file that grows
         grown.write('{"database":"shop"}\n')
     os.rename(incoming / "canal_json" / "_b.jsonl", incoming / "canal_json" / "b.jsonl")  # written whole
+    settle(incoming / "canal_json")
     first = sorted((incoming / "dts_avro" / "crm_files").iterdir())[0]
     os.utime(first, ns=(0, 0))  # a folder input whose file changed
     (incoming / "canal_json" / "notes.csv").write_text("id,name\n1,x\n")  # left out again: said again
@@ -79,6 +91,37 @@ def test_a_later_look_reads_only_what_is_new_or_changed_and_says_a_left_out_entr
     assert [line.split(": left out: ")[0] for line in changed.left_out] == [str(incoming / "canal_json" / "notes.csv")]
     # not handed to a landing (one that failed): the next look offers them again
     assert folder.look().groups == changed.groups
+
+
+def test_a_text_file_changed_lately_is_hashed_up_to_its_last_newline_and_looked_at_until_it_settles(incoming):
+    folder = IncomingFolder(incoming)
+    folder.landed(folder.look())
+    with (incoming / "canal_json" / "a.jsonl").open("a") as growing:
+        growing.write('{"database":')  # half a line
+    for _ in range(2):  # not remembered while it may still be written
+        found = folder.look()
+        folder.landed(found)
+        (format_id, (checked,)), = found.inputs
+        assert (format_id, checked.up_to_last_newline) == ("canal_json", True)
+        assert checked.hashed().waiting_bytes == len('{"database":')
+    settle(incoming / "canal_json")  # unchanged for an hour: offered whole, then remembered
+    found = folder.look()
+    folder.landed(found)
+    (_, (checked,)), = found.inputs
+    assert not checked.up_to_last_newline and checked.hashed().waiting_bytes == 0
+    assert folder.look().inputs == []
+
+
+def test_the_hash_up_to_the_last_newline_spans_blocks(tmp_path):
+    text = tmp_path / "big.jsonl"
+    whole = b"".join(b'{"n": %d}\n' % i for i in range(200_000))  # about 2 MB: three 1 MB blocks
+    half_line = b'{"n": "' + b"x" * 1_500_000  # longer than a block
+    text.write_bytes(whole + half_line)
+    assert _hash_whole_lines(text) == (hashlib.sha256(whole).hexdigest(), len(whole), 200_000, len(half_line))
+    text.write_bytes(whole)
+    assert _hash_whole_lines(text) == (hashlib.sha256(whole).hexdigest(), len(whole), 200_000, 0)
+    text.write_bytes(half_line)
+    assert _hash_whole_lines(text) == (hashlib.sha256(b"").hexdigest(), 0, 0, len(half_line))
 
 
 def test_a_missing_folder_is_an_error_saying_what_to_give(tmp_path):
@@ -140,3 +183,36 @@ def test_rounds_land_each_input_once_and_a_grown_file_its_new_lines(lake, tmp_pa
     assert [(row["landing_seq"], row["declared_format"]) for row in landings] == [
         (1, "canal_json"), (2, "debezium_json"), (3, "canal_json")
     ]
+
+
+def test_a_line_still_being_written_waits_and_lands_once_whole(lake, tmp_path):
+    lake.scenario("incoming_growing_line")
+    root = tmp_path / "incoming"
+    (root / "canal_json").mkdir(parents=True)
+    growing = root / "canal_json" / "a.jsonl"
+    line = [json.dumps(canal_insert(i)) for i in range(4)]
+    growing.write_text(f"{line[0]}\n{line[1]}\n{line[2][:25]}")  # the writer is in the middle of line 3
+    folder = IncomingFolder(root)
+    said: list[str] = []
+    warnings: list[str] = []
+
+    def land_round() -> list[int]:
+        reports = land_incoming(folder, spark=lake.spark, say=said.append, warn=warnings.append)
+        return [report.total for report in reports]
+
+    assert land_round() == [2]
+    assert any(f"{growing}: its last line (25 bytes) has no newline yet: it waits" in s for s in said)
+    assert land_round() == [0]  # unchanged and still recent: nothing new
+    with growing.open("a") as writer:
+        writer.write(f"{line[2][25:]}\n{line[3]}")  # line 3 ends; line 4 is written without a newline
+    assert land_round() == [1]
+    # the writer stopped: once the file has stayed unchanged SETTLE_SECONDS, line 4 lands as it is
+    past = time.time() - SETTLE_SECONDS - 1
+    os.utime(growing, (past, past))
+    assert land_round() == [1]
+    assert land_round() == []  # settled and remembered: not even looked at
+    assert warnings == []
+    landed = lake.rows(
+        "select message_index, message_text from {schema}_raw.raw_messages order by message_index"
+    )
+    assert [(row["message_index"], row["message_text"]) for row in landed] == list(enumerate(line, start=1))
