@@ -15,15 +15,18 @@ A producer may also append whole lines to a text file in place. A text file chan
 waits for a later landing, which lands it once it ends with a newline, or whole once the file has
 stayed unchanged that long (a file whose writer stopped without a final newline).
 
-`IncomingFolder` remembers, for one process, the inputs it has handed to a landing and what they
-looked like then (each file's size, modification time and inode): `--follow` rounds read and hash
-only the inputs that are new or changed since, not the whole folder again.
+`IncomingFolder` remembers the inputs it has handed to a landing and what they looked like then
+(each file's size, modification time and inode), and starts from what the landings log recorded
+(`landings.input_signatures`): a run, and each `--follow` round, reads and hashes only the inputs
+that are new or changed since they were landed, not the whole folder again.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+import json
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -33,10 +36,11 @@ from cdc_lake.land import (
     LandingError,
     LandingReport,
     _Checked,
-    _folder_files,
     _spark_skips,
     check_inputs,
+    input_signature,
     land_checked,
+    landed_signatures,
     refusal_line,
 )
 
@@ -45,26 +49,18 @@ if TYPE_CHECKING:
 
     from cdc_lake.settings import Settings
 
-Signature = tuple[tuple[str, int, int, int], ...]
-"""What an input looked like: (file, size, modification time in ns, inode) per file."""
+Signature = str
+"""What an input looked like (`land.input_signature`): per file, its size, modification time (ns)
+and inode."""
 
 SETTLE_SECONDS = 60.0
 """A text file changed more recently than this may still be written to: its last line lands only
 once it ends with a newline, or once the file has stayed unchanged this long."""
 
 
-def _signature(path: Path) -> Signature:
-    files = _folder_files(path)[0] if path.is_dir() else (path,)
-    signature = []
-    for file in files:
-        stat = file.stat()
-        signature.append((str(file), stat.st_size, stat.st_mtime_ns, stat.st_ino))
-    return tuple(signature)
-
-
 def _changed_within(signature: Signature, seconds: float) -> bool:
     """Whether a file of the input was modified less than `seconds` ago."""
-    newest_ns = max((mtime_ns for _, _, mtime_ns, _ in signature), default=0)
+    newest_ns = max((mtime_ns for _, _, mtime_ns, _ in json.loads(signature)), default=0)
     return time.time_ns() - newest_ns < seconds * 1e9
 
 
@@ -93,6 +89,8 @@ class IncomingFolder:
         self.root = Path(root).absolute()
         self.seen: dict[str, Signature] = {}
         """Per input (and per entry left out): its signature when it was last handed over."""
+        self.has_landings_log = False
+        """Whether `seen` starts from the landings log yet (`remember_landed`)."""
 
     def check(self) -> None:
         """Raise LandingError when DIR is not a folder."""
@@ -121,7 +119,7 @@ class IncomingFolder:
                 if _spark_skips(entry.name):
                     continue
                 try:
-                    signature = _signature(entry)
+                    signature = input_signature(entry)
                 except OSError:  # removed or renamed while listed: the next look sees what is there
                     continue
                 if self.seen.get(str(entry)) == signature:
@@ -132,6 +130,8 @@ class IncomingFolder:
                 except LandingError as exc:
                     self._leave_out(found, entry, str(exc).split(": ", 1)[-1], signature)
                     continue
+                # the signature taken before it was checked is the one its landing records
+                entry_checked = replace(entry_checked, signature=signature)
                 if entry_checked.is_plain_text_file and _changed_within(signature, SETTLE_SECONDS):
                     # not remembered: looked at again until it settles, so that a last line
                     # left waiting lands
@@ -143,12 +143,19 @@ class IncomingFolder:
                 found.inputs.append((format_dir.name, checked))
         return found
 
-    def _leave_out(self, found: IncomingRound, entry: Path, why: str, signature: Signature = ()) -> None:
+    def _leave_out(self, found: IncomingRound, entry: Path, why: str, signature: Signature = "") -> None:
         """Report `entry` once for each state it is found in."""
         if self.seen.get(str(entry)) == signature:
             return
         self.seen[str(entry)] = signature
         found.left_out.append(f"{entry}: left out: {why}")
+
+    def remember_landed(self, signatures: Mapping[str, Signature]) -> None:
+        """Inputs landed before (per path, the signature its landing recorded): a look passes over
+        those that still look that way without reading them."""
+        root = f"{self.root}/"
+        self.seen.update({path: s for path, s in signatures.items() if path.startswith(root)})
+        self.has_landings_log = True
 
     def landed(self, found: IncomingRound) -> None:
         """The inputs of `found` were handed to a landing that ended (landed, skipped as landed
@@ -165,7 +172,16 @@ def land_incoming(
     warn: Callable[[str], None] = print,
 ) -> list[LandingReport]:
     """Land what `folder.look()` finds (a landing per format, in one Spark session); the entries
-    it leaves out and the inputs a landing refuses go to `warn`. No report when nothing is new."""
+    it leaves out and the inputs a landing refuses go to `warn`. No report when nothing is new.
+    The first call reads what the landings log says was landed from the folder (starting Spark
+    if no session is given), so that inputs landed before are not read again."""
+    if not folder.has_landings_log:
+        from cdc_lake.settings import load_settings
+        from cdc_lake.spark import get_spark
+
+        settings = settings or load_settings()
+        spark = spark or get_spark(settings)
+        folder.remember_landed(landed_signatures(spark, settings))
     found = folder.look()
     for line in found.left_out:
         warn(line)

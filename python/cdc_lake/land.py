@@ -16,6 +16,7 @@ alone when the others can land: `LandingReport.refused`).
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import threading
@@ -105,6 +106,12 @@ LANDINGS_COLUMNS = (
     # an older cdc-lake (a file of theirs that grows is landed whole again).
     "input_bytes array<bigint>",
     "input_lines array<bigint>",
+    # per input (as `inputs`), a file or folder: what it looked like before it was read to be
+    # landed (`input_signature`: each file's size, modification time and inode); `land --incoming`
+    # passes over an input that still looks like that without reading it. Null for other inputs,
+    # for a text file whose last line waited (`LandingInput.waiting_bytes`) and in landings of an
+    # older cdc-lake.
+    "input_signatures array<string>",
     # what the landing reports besides its messages (`land --kafka`: records a broker deleted
     # before they were landed, partitions landed for the first time); null when nothing
     "notes array<string>",
@@ -140,6 +147,8 @@ class LandingInput:
     """Why this input cannot be landed (the other inputs land); None when it can."""
     skip_lines: int = 0
     """A text file that grew since it was landed: the lines landed before (`_grown_from`)."""
+    signature: str | None = None
+    """What the input looked like before it was read (`input_signature`); None when not recorded."""
     waiting_bytes: int = 0
     """A text file still being written (`_Checked.up_to_last_newline`): the bytes of its last line,
     which has no newline yet, left for a later landing; `size`, `lines` and `source_hash` cover
@@ -271,6 +280,8 @@ class _Checked:
     """A folder's files (`_folder_files`), which its source hash covers with their names; () for a file."""
     left_out: tuple[str, ...] = ()
     """A folder's entries that `_folder_files` left out, with why."""
+    signature: str | None = None
+    """What the input looked like when it was checked, before it is read (`input_signature`)."""
     up_to_last_newline: bool = False
     """A plain text file that may still be written to (`incoming`): land it up to its last newline,
     and leave a last line without one for a later landing, which lands it once it is whole."""
@@ -293,23 +304,33 @@ class _Checked:
         a .gz file that does not decompress is refused (alone)."""
         if self.up_to_last_newline and self.is_plain_text_file:
             source_hash, size, lines, waiting = _hash_whole_lines(self.path)
+            # a file whose last line waits is not recorded as landed whole: looked at again
+            signature = None if waiting else self.signature
             return LandingInput(
-                self.path, self.kind, source_hash, size=size, lines=lines, waiting_bytes=waiting
+                self.path, self.kind, source_hash, size=size, lines=lines, signature=signature,
+                waiting_bytes=waiting,
             )
         digest = hashlib.sha256()
         if self.files:
             for file in self.files:
                 digest.update(str(file.relative_to(self.path)).encode())
                 _hash_file(file, digest)
-            return LandingInput(self.path, self.kind, digest.hexdigest(), files=self.files)
+            return LandingInput(
+                self.path, self.kind, digest.hexdigest(), files=self.files, signature=self.signature
+            )
         size, newlines, last = _hash_file(self.path, digest)
         if self.is_gzip:
-            return LandingInput(self.path, self.kind, digest.hexdigest(), refused=_gzip_problem(self.path))
+            return LandingInput(
+                self.path, self.kind, digest.hexdigest(), refused=_gzip_problem(self.path),
+                signature=self.signature,
+            )
         if self.kind != "text":
-            return LandingInput(self.path, self.kind, digest.hexdigest())
+            return LandingInput(self.path, self.kind, digest.hexdigest(), signature=self.signature)
         # Spark numbers a last line without a newline too
         lines = newlines + (1 if last not in (b"", b"\n") else 0)
-        return LandingInput(self.path, self.kind, digest.hexdigest(), size=size, lines=lines)
+        return LandingInput(
+            self.path, self.kind, digest.hexdigest(), size=size, lines=lines, signature=self.signature
+        )
 
 
 def classify(path_text: str, format_id: str) -> LandingInput:
@@ -342,7 +363,7 @@ def _check_input(path_text: str, format_id: str) -> _Checked:
                 ".jsonl/.json/.txt/.ndjson (one message per line, or any of them gzipped: .jsonl.gz), "
                 ".parquet (Kafka-shaped), or a folder"
             )
-        return _Checked(path, kind)
+        return _Checked(path, kind, signature=input_signature(path, ()))
     files, left_out = _folder_files(path)
     if not files:
         why = f" (left out: {_listed(left_out)})" if left_out else ""
@@ -361,7 +382,22 @@ def _check_input(path_text: str, format_id: str) -> _Checked:
             f"{path_text}: a folder of one-message files is for binary formats "
             f"({', '.join(BINARY_FORMAT_IDS)} or auto), not {format_id}"
         )
-    return _Checked(path, "parquet" if parquet else "binary_folder", files, left_out)
+    kind = "parquet" if parquet else "binary_folder"
+    return _Checked(path, kind, files, left_out, signature=input_signature(path, files))
+
+
+def input_signature(path: Path, files: Sequence[Path] | None = None) -> str:
+    """What a file or folder input looks like without reading it: per file (a folder's as
+    `_folder_files` lists them, or `files`), its name in the folder, size, modification time (ns)
+    and inode, as JSON. A file that is appended to, rewritten or replaced looks different."""
+    if files is None:
+        files = _folder_files(path)[0] if path.is_dir() else ()
+    stats = []
+    for file in files or (path,):
+        stat = file.stat()
+        name = str(file.relative_to(path)) if files else ""
+        stats.append([name, stat.st_size, stat.st_mtime_ns, stat.st_ino])
+    return json.dumps(stats, separators=(",", ":"))
 
 
 def _listed(names: Sequence[str], most: int = 5) -> str:
@@ -865,6 +901,7 @@ def write_landing(
     source_hashes: Sequence[str],
     input_bytes: Sequence[int | None] | None = None,
     input_lines: Sequence[int | None] | None = None,
+    input_signatures: Sequence[str | None] | None = None,
     before_commit: Callable[[], None] | None = None,
     say: Callable[[str], None] = print,
     decode_bytes: bool = True,
@@ -924,10 +961,12 @@ def write_landing(
     spark.createDataFrame(
         [(landing_seq, landing_id, format_id, list(inputs), list(source_hashes), report.total,
           sorted(report.by_format), list(input_bytes or [None] * len(inputs)),
-          list(input_lines or [None] * len(inputs)), list(notes) or None, list(lost_offsets) or None)],
+          list(input_lines or [None] * len(inputs)), list(input_signatures or [None] * len(inputs)),
+          list(notes) or None, list(lost_offsets) or None)],
         "landing_seq long, landing_id string, declared_format string, inputs array<string>, "
         "source_hashes array<string>, messages long, formats array<string>, input_bytes array<long>, "
-        f"input_lines array<long>, notes array<string>, kafka_lost_offsets {KAFKA_LOST_OFFSETS_TYPE}",
+        "input_lines array<long>, input_signatures array<string>, notes array<string>, "
+        f"kafka_lost_offsets {KAFKA_LOST_OFFSETS_TYPE}",
     ).withColumn("landed_at", F.current_timestamp()).select(
         *spark.table(landings_table).columns
     ).coalesce(1).write.insertInto(landings_table)
@@ -1144,6 +1183,7 @@ def land(
         source_hashes=[i.source_hash for i in todo],
         input_bytes=[i.size for i in todo],
         input_lines=[i.lines for i in todo],
+        input_signatures=[i.signature for i in todo],
         say=say,
         # bytes to decode come only from Kafka dumps and binary folders, in a binary format or auto
         decode_bytes=(format_id == AUTO or format_id in BINARY_FORMAT_IDS)
@@ -1237,6 +1277,24 @@ def _landed_text_files(landings: Sequence["Row"]) -> dict[str, list[tuple[int, i
             if size is not None and count is not None:
                 landed.setdefault(path, []).append((size, count, source_hash, row["landing_seq"]))
     return landed
+
+
+def landed_signatures(spark: "SparkSession", settings: Settings) -> dict[str, str]:
+    """Per input path landed (committed), the signature its latest landing recorded
+    (`landings.input_signatures`); paths whose latest landing recorded none are left out."""
+    ensure_tables(spark, settings)
+    rows = spark.sql(
+        f"select landing_seq, inputs, input_signatures from {settings.raw_schema}.landings "
+        "where input_signatures is not null order by landing_seq"
+    ).collect()
+    signatures: dict[str, str] = {}
+    for row in rows:
+        for path, signature in zip(row["inputs"], row["input_signatures"]):
+            if signature is None:
+                signatures.pop(path, None)
+            else:
+                signatures[path] = signature
+    return signatures
 
 
 def _prefix(path: Path, size: int) -> tuple[str, bytes, bytes]:

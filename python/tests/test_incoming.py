@@ -2,7 +2,8 @@
 each checked on its own (what land refuses is left out and said once, the rest lands), and a
 follower's rounds that read only what is new or changed since the round before; then the same in a
 lake: each input lands once, a grown file its new lines, and a round with nothing new lands nothing;
-a text file still being written lands up to its last newline, and its last line once it is whole."""
+a text file still being written lands up to its last newline, and its last line once it is whole;
+a new process passes over the inputs the landings log says were landed, without reading them."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ import pytest
 
 from cdc_lake.follow import follow, stop_on_signals
 from cdc_lake.incoming import SETTLE_SECONDS, IncomingFolder, land_incoming
-from cdc_lake.land import LandingError, _hash_whole_lines
+from cdc_lake.land import LandingError, _hash_whole_lines, landed_signatures
+from cdc_lake.settings import load_settings
 from conftest import PROJECT_DIR, write_jsonl
 
 SAMPLES = PROJECT_DIR / "sample_data"
@@ -33,9 +35,9 @@ def canal_insert(row_id: int) -> dict:
 
 
 def settle(root: Path) -> None:
-    """Date every file under `root` an hour back: written long enough ago to be whole."""
+    """Date `root` and every file under it an hour back: written long enough ago to be whole."""
     an_hour_ago = time.time() - 3600
-    for path in [root, *root.rglob("*")]:
+    for path in [root, *(root.rglob("*") if root.is_dir() else ())]:
         os.utime(path, (an_hour_ago, an_hour_ago))
 
 
@@ -206,6 +208,9 @@ def test_a_line_still_being_written_waits_and_lands_once_whole(lake, tmp_path):
     with growing.open("a") as writer:
         writer.write(f"{line[2][25:]}\n{line[3]}")  # line 3 ends; line 4 is written without a newline
     assert land_round() == [1]
+    # landed up to its last newline each time: recorded as not landed whole (looked at again)
+    signatures = lake.rows("select input_signatures from {schema}_raw.landings order by landing_seq")
+    assert [row["input_signatures"] for row in signatures] == [[None], [None]]
     # the writer stopped: once the file has stayed unchanged SETTLE_SECONDS, line 4 lands as it is
     past = time.time() - SETTLE_SECONDS - 1
     os.utime(growing, (past, past))
@@ -216,3 +221,34 @@ def test_a_line_still_being_written_waits_and_lands_once_whole(lake, tmp_path):
         "select message_index, message_text from {schema}_raw.raw_messages order by message_index"
     )
     assert [(row["message_index"], row["message_text"]) for row in landed] == list(enumerate(line, start=1))
+
+
+def test_a_new_process_passes_over_the_inputs_landed_before_without_reading_them(lake, tmp_path):
+    lake.scenario("incoming_landed_before")
+    root = tmp_path / "incoming"
+    (root / "canal_json").mkdir(parents=True)
+    write_jsonl(root / "canal_json" / "a.jsonl", [canal_insert(1), canal_insert(2)])
+    shutil.copytree(SAMPLES / "dts_avro" / "crm_files", root / "dts_avro" / "crm_files")
+    settle(root)
+    said: list[str] = []
+    assert [r.total for r in land_incoming(IncomingFolder(root), spark=lake.spark, say=said.append)] == [2, 2]
+    # landed by a plain `land` too: its landing records what the file looked like
+    write_jsonl(root / "canal_json" / "b.jsonl", [canal_insert(3)])
+    settle(root / "canal_json" / "b.jsonl")
+    assert lake.land([root / "canal_json" / "b.jsonl"], "canal_json").total == 1
+    assert set(landed_signatures(lake.spark, load_settings())) == {
+        str(root / "canal_json" / "a.jsonl"), str(root / "canal_json" / "b.jsonl"), str(root / "dts_avro" / "crm_files")
+    }
+
+    later = IncomingFolder(root)  # a later run of `land --incoming`
+    said.clear()
+    assert land_incoming(later, spark=lake.spark, say=said.append) == []
+    assert said == []  # not read, so not said to be landed already
+    assert later.look().unchanged == 3
+
+    # touched: it looks different, so it is read again, and adds nothing
+    an_hour_and_a_minute_ago = time.time() - 3660
+    os.utime(root / "canal_json" / "a.jsonl", (an_hour_and_a_minute_ago, an_hour_and_a_minute_ago))
+    reports = land_incoming(later, spark=lake.spark, say=said.append)
+    assert [r.total for r in reports] == [0]
+    assert said == [f"{root / 'canal_json' / 'a.jsonl'}: already landed, nothing added"]

@@ -301,11 +301,18 @@ def test_inputs_are_hashed_while_spark_starts(tmp_path):
     hashing = land_module._Hashing([land_module._check_input(str(p), "auto") for p in (file, folder)])
     folder_digest = hashlib.sha256(b"b.bin\x01\x02" + b"sub/a.bin\x03").hexdigest()
     assert hashing.result() == [
-        land_module.LandingInput(file, "text", hashlib.sha256(file.read_bytes()).hexdigest(), size=9000, lines=1000),
         land_module.LandingInput(
-            folder, "binary_folder", folder_digest, files=(folder / "b.bin", folder / "sub" / "a.bin")
+            file, "text", hashlib.sha256(file.read_bytes()).hexdigest(), size=9000, lines=1000,
+            signature=land_module.input_signature(file),
+        ),
+        land_module.LandingInput(
+            folder, "binary_folder", folder_digest, files=(folder / "b.bin", folder / "sub" / "a.bin"),
+            signature=land_module.input_signature(folder),
         ),
     ]
+    # what the inputs looked like (the landings log keeps it): each file's size, mtime and inode
+    stat = (folder / "sub" / "a.bin").stat()
+    assert json.loads(hashing.result()[1].signature)[1] == ["sub/a.bin", 1, stat.st_mtime_ns, stat.st_ino]
     assert land_module.classify(str(file), "auto") == hashing.result()[0]
     gone = land_module._check_input(str(file), "auto")
     file.unlink()
