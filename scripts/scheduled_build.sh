@@ -5,8 +5,10 @@
 # Usage: scripts/scheduled_build.sh [INCOMING]   (default: $CDC_LAKE_INCOMING, else ./incoming)
 # INCOMING holds one folder per format id (canal_json/, debezium_json/, dts_avro/, auto/, ...);
 # each file or folder directly inside is one input of that format (a landing per format, one Spark
-# start). Inputs already landed are skipped (by content hash), so the folder may keep its files
-# between runs. An input that land refuses is named and left out, the others land and are built,
+# start). Inputs landed before are passed over unread while they look as they did when landed
+# (size, modification time, inode), else by content hash, so the folder may keep its files between
+# runs; a text file changed in the last minute lands up to its last newline (the rest next run).
+# An input that land refuses is named and left out, the others land and are built,
 # and the job then exits 4. To land and build every few minutes in one warm process instead, run
 # `cdc-lake land --incoming INCOMING --follow --every 5m`.
 set -euo pipefail
