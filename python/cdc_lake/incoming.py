@@ -23,10 +23,9 @@ that are new or changed since they were landed, not the whole folder again.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
