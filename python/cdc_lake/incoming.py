@@ -129,8 +129,6 @@ class IncomingFolder:
                 except LandingError as exc:
                     self._leave_out(found, entry, str(exc).split(": ", 1)[-1], signature)
                     continue
-                # the signature taken before it was checked is the one its landing records
-                entry_checked = replace(entry_checked, signature=signature)
                 if entry_checked.is_plain_text_file and _changed_within(signature, SETTLE_SECONDS):
                     # not remembered: looked at again until it settles, so that a last line
                     # left waiting lands
