@@ -3,12 +3,13 @@ schedule until stopped.
 
 Each round lands what is new (the topics past the landed offsets, kafka.land_kafka: exactly once;
 or the new and changed inputs of DIR, incoming.land_incoming) and, when it landed something (and
-always in the first round, for landings of earlier runs), runs `dbt build` in the same process and
-Spark session. One line per round says what it did. A round starts every `every_s` seconds, or
+always in the first round, for landings of earlier runs; and after a build that failed), runs `dbt
+build` in the same process and Spark session. One line per round says what it did. A round starts every `every_s` seconds, or
 right after the previous one when that took longer.
 
-A failed landing (a broker down) or a failed build (a data test) is reported and the next round
-tries again: a follower runs until it is stopped. SIGINT or SIGTERM stops it after the step in
+A failed landing (a broker down) or a failed build (a data test, a lost executor) is reported and
+the next round tries again, a failed build even when nothing new landed: a follower runs until it
+is stopped. SIGINT or SIGTERM stops it after the step in
 progress: a landing commits (or, stopped before its commit, is removed by the next `land`), a
 build ends; nothing new starts. A second signal stops it at once, which the commit protocol makes
 safe too (an uncommitted landing is removed by the next `land`, an interrupted build is redone by
@@ -138,6 +139,7 @@ def follow(
     from cdc_lake.dbt import DbtError
 
     number, more, failed = 0, True, False
+    build_due = True  # the first round builds the landings of earlier runs
     while more and not stop.requested:
         number += 1
         this = Round(number, datetime.now().astimezone())
@@ -147,12 +149,13 @@ def follow(
         except (LandingError, Py4JJavaError) as exc:  # a broker down, a read that failed: next round retries
             this.land_error = _one_line(exc)[:500]
         this.land_s = time.monotonic() - started
-        landed_something = this.total > 0
-        if build_once is not None and (number == 1 or landed_something) and not stop.requested:
+        build_due = build_due or this.total > 0
+        if build_once is not None and build_due and not stop.requested:
             build_started = time.monotonic()
             try:
                 build_once()
                 this.built = True
+                build_due = False
             except DbtError as exc:  # a failing data test: reported, and the next round builds again
                 this.build_error = _one_line(exc)[:500]
             this.build_s = time.monotonic() - build_started

@@ -78,6 +78,15 @@ def test_a_failed_landing_or_build_is_reported_and_the_next_round_tries_again():
     assert run(Steps(report(1, canal_json=1), build_errors=(1,)), 1)[0] == 1  # the last round failed
 
 
+def test_a_failed_build_is_retried_though_nothing_new_landed():
+    steps = Steps(report(1, canal_json=3), report(None), report(None), report(None), build_errors=(1, 2))
+    status, lines = run(steps, 4)
+    assert status == 0 and steps.builds == 3
+    assert ["build failed" in line for line in lines] == [True, True, False, False]
+    assert "nothing new; built in" in lines[2]
+    assert "nothing new; no build" in lines[3]  # built since: nothing to do until something lands
+
+
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_during_a_landing_lets_it_commit_then_stops_without_building(signum):
     class SignalledLanding(Steps):
