@@ -1,19 +1,18 @@
 """`cdc-lake land --kafka ... --follow` and `land --incoming DIR --follow`: land and build on a
 schedule until stopped.
 
-Each round lands what is new (the topics past the landed offsets, kafka.land_kafka: exactly once;
-or the new and changed inputs of DIR, incoming.land_incoming) and, when it landed something (and
-always in the first round, for landings of earlier runs; and after a build that failed), runs `dbt
-build` in the same process and Spark session. One line per round says what it did. A round starts every `every_s` seconds, or
-right after the previous one when that took longer.
+Each round lands what is new (the topics past the landed offsets, kafka.land_kafka: exactly once; or
+the new and changed inputs of DIR, incoming.land_incoming) and, when it landed something (and always
+in the first round, for landings of earlier runs; and after a build that failed), runs `dbt build`
+in the same process and Spark session. One line per round says what it did. A round starts every
+`every_s` seconds, or right after the previous one when that took longer.
 
 A failed landing (a broker down) or a failed build (a data test, a lost executor) is reported and
-the next round tries again, a failed build even when nothing new landed: a follower runs until it
-is stopped. SIGINT or SIGTERM stops it after the step in
-progress: a landing commits (or, stopped before its commit, is removed by the next `land`), a
-build ends; nothing new starts. A second signal stops it at once, which the commit protocol makes
-safe too (an uncommitted landing is removed by the next `land`, an interrupted build is redone by
-the next build).
+the next round tries again, a failed build even when nothing new landed: a follower runs until it is
+stopped. SIGINT or SIGTERM stops it after the step in progress: a landing commits (or, stopped
+before its commit, is removed by the next `land`), a build ends; nothing new starts. A second signal
+stops it at once, which the commit protocol makes safe too (an uncommitted landing is removed by the
+next `land`, an interrupted build is redone by the next build).
 """
 
 from __future__ import annotations
