@@ -872,21 +872,18 @@ def _with_utf8_check(df: "DataFrame") -> "DataFrame":
     df.sparkSession.sql(f"create or replace temporary function {UTF8_ERROR_FUNCTION} as '{UTF8_ERROR_CLASS}'")
     df = df.withColumn("_bad_utf8", F.col("message_text").isNotNull() & ~F.expr("is_valid_utf8(message_text)"))
     bad = F.col("_bad_utf8")
-    return (
-        df.withColumn(
-            "message_bytes",
-            F.when(bad, F.coalesce(F.col("message_bytes"), F.col("message_text").cast("binary"))).otherwise(
-                F.col("message_bytes")
+    bad_bytes = F.coalesce(F.col("message_bytes"), F.col("message_text").cast("binary"))
+    # one projection (Spark analyzes each withColumn on its own); each expression reads the input's columns
+    return df.withColumns(
+        {
+            "message_bytes": F.when(bad, bad_bytes).otherwise(F.col("message_bytes")),
+            "decode_error": F.when(bad, F.call_function(UTF8_ERROR_FUNCTION, bad_bytes)).otherwise(
+                F.col("decode_error")
             ),
-        )
-        .withColumn(
-            "decode_error",
-            F.when(bad, F.expr(f"{UTF8_ERROR_FUNCTION}(message_bytes)")).otherwise(F.col("decode_error")),
-        )
-        .withColumn("message_text", F.when(bad, F.lit(None).cast("string")).otherwise(F.col("message_text")))
-        .withColumn("parse_error", F.lit(None).cast("string"))
-        .drop("_bad_utf8")
-    )
+            "message_text": F.when(bad, F.lit(None).cast("string")).otherwise(F.col("message_text")),
+            "parse_error": F.lit(None).cast("string"),
+        }
+    ).drop("_bad_utf8")
 
 
 def write_landing(
@@ -931,11 +928,15 @@ def write_landing(
     # message_text is UTF-8 here (text that is not has been moved to message_bytes), so its bytes
     # are what encode(message_text, 'UTF-8') gives, without decoding and encoding every message.
     content = F.coalesce(F.col("message_bytes"), F.col("message_text").cast("binary"))
-    df = df.withColumn("landing_id", F.lit(landing_id)).withColumn(
-        "landed_at", F.current_timestamp()
-    ).withColumn("declared_format", F.lit(format_id)).withColumn(
-        "message_hash", F.sha2(content, 256)
-    ).withColumn("landing_seq", F.lit(landing_seq).cast("bigint"))
+    df = df.withColumns(
+        {
+            "landing_id": F.lit(landing_id),
+            "landed_at": F.current_timestamp(),
+            "declared_format": F.lit(format_id),
+            "message_hash": F.sha2(content, 256),
+            "landing_seq": F.lit(landing_seq).cast("bigint"),
+        }
+    )
     df = df.select(*spark.table(settings.raw_table).columns)
     observation = None
     if sources is not None and len(sources) <= MOST_OBSERVED_SOURCES:

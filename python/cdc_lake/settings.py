@@ -73,6 +73,15 @@ outgrows its page. Without dictionaries a full build of 1,000,000 messages took 
 less), for files about 17% larger (benchmarks/RESULTS.md)."""
 
 
+PYTHON_CALL_SITES = "false"
+"""Whether pyspark records the Python line of every DataFrame and function call for Spark's error
+messages (spark.python.sql.dataFrameDebugging.enabled). The calls are cdc-lake's own, and the
+recording costs a few round trips to the JVM each: a landing makes about 130 such calls, and a
+small landing once the session is up took 1.02 s without it against 1.24 s with it (medians of
+54 landings each, in turns in one session; benchmarks/RESULTS.md). Spark's errors still name the
+failing expression and the query."""
+
+
 HUGE_METHOD_LIMIT = "8000"
 """The largest generated method (bytes of bytecode) that Spark's whole-stage code generation keeps
 (spark.sql.codegen.hugeMethodLimit); a stage whose code has a larger one runs without it. HotSpot
@@ -159,6 +168,8 @@ class Settings:
             "spark.sql.codegen.hugeMethodLimit": HUGE_METHOD_LIMIT,
             # Parquet without dictionary pages (PARQUET_DICTIONARY)
             "spark.hadoop.parquet.enable.dictionary": PARQUET_DICTIONARY,
+            # no Python call site recorded per DataFrame call (PYTHON_CALL_SITES)
+            "spark.python.sql.dataFrameDebugging.enabled": PYTHON_CALL_SITES,
             "spark.ui.enabled": "false",
             "spark.ui.showConsoleProgress": "false",
             # the project's JVM functions (python/cdc_lake/jvm/, built by scripts/setup.sh) and the
