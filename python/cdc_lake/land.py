@@ -862,6 +862,13 @@ def _resolve_formats(df: "DataFrame", format_id: str, *, decode_bytes: bool = Tr
     )
 
 
+def _message_content() -> "Column":
+    """A message's bytes: message_bytes, else the bytes of message_text (cast, not encoded)."""
+    from pyspark.sql import functions as F
+
+    return F.coalesce(F.col("message_bytes"), F.col("message_text").cast("binary"))
+
+
 def _with_utf8_check(df: "DataFrame") -> "DataFrame":
     """Mark text that is not UTF-8 as undecodable: it keeps its bytes and no text, and decode_error
     says where the bytes stop being UTF-8 (the JVM function UTF8_ERROR_FUNCTION, called for those
@@ -872,12 +879,11 @@ def _with_utf8_check(df: "DataFrame") -> "DataFrame":
     df.sparkSession.sql(f"create or replace temporary function {UTF8_ERROR_FUNCTION} as '{UTF8_ERROR_CLASS}'")
     df = df.withColumn("_bad_utf8", F.col("message_text").isNotNull() & ~F.expr("is_valid_utf8(message_text)"))
     bad = F.col("_bad_utf8")
-    bad_bytes = F.coalesce(F.col("message_bytes"), F.col("message_text").cast("binary"))
     # one projection (Spark analyzes each withColumn on its own); each expression reads the input's columns
     return df.withColumns(
         {
-            "message_bytes": F.when(bad, bad_bytes).otherwise(F.col("message_bytes")),
-            "decode_error": F.when(bad, F.call_function(UTF8_ERROR_FUNCTION, bad_bytes)).otherwise(
+            "message_bytes": F.when(bad, _message_content()).otherwise(F.col("message_bytes")),
+            "decode_error": F.when(bad, F.call_function(UTF8_ERROR_FUNCTION, _message_content())).otherwise(
                 F.col("decode_error")
             ),
             "message_text": F.when(bad, F.lit(None).cast("string")).otherwise(F.col("message_text")),
@@ -927,7 +933,7 @@ def write_landing(
     df = _with_utf8_check(_resolve_formats(df, format_id, decode_bytes=decode_bytes))
     # message_text is UTF-8 here (text that is not has been moved to message_bytes), so its bytes
     # are what encode(message_text, 'UTF-8') gives, without decoding and encoding every message.
-    content = F.coalesce(F.col("message_bytes"), F.col("message_text").cast("binary"))
+    content = _message_content()
     df = df.withColumns(
         {
             "landing_id": F.lit(landing_id),
