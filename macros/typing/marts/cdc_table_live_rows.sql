@@ -142,3 +142,20 @@ left join change_types on live_rows.change_id = change_types.change_id
     {%- endfor -%}
     {{ return(false) }}
 {% endmacro %}
+
+
+{% macro cdc_has_rows(relation) %}
+    {#-
+        True when `relation` holds a row (run_query when the model runs), or when that cannot be
+        asked: while dbt parses, and in a unit test (its inputs are fixtures, CTEs without a schema).
+        False when the relation does not exist.
+    -#}
+    {%- if not execute or relation.schema is none -%}
+        {{ return(true) }}
+    {%- endif -%}
+    {%- if load_relation(relation) is none -%}
+        {{ return(false) }}
+    {%- endif -%}
+    {{ return(run_query('select 1 from ' ~ relation ~ ' limit 1').rows | length > 0) }}
+{% endmacro %}
+

@@ -6,7 +6,8 @@
         table was dropped and created again are gone; the rows of a table renamed into this one
         (RENAME TABLE old TO this) are carried over unless this table changed them since.
         An analyst's model is one line: {{ "{{" }} cdc_typed_current('shop', 'products') {{ "}}" }}.
-        It selects the table's rows from cdc_table_live_rows, built once for every typed model.
+        It selects the table's rows from cdc_table_live_rows, built once for every typed model, or
+        runs that table's select itself when the table holds no rows.
     -#}
     {%- set database = cdc_typed_table_database(database, table, 'cdc_typed_current') %}
     {%- set columns = cdc_typed_columns(database, table) | selectattr('is_current') | list %}
@@ -14,15 +15,17 @@
         columns | map(attribute='name') | list, ['primary_key', 'last_changed_ts', 'last_op']
     ) %}
 -- depends_on: {{ ref('cdc_columns') }}
+-- depends_on: {{ ref('cdc_tables') }}, {{ ref('cdc_history') }}, {{ ref('cdc_changes') }}
+{%- set table_live_rows = ref('cdc_table_live_rows') %}
 with
 
 live_rows as (
-{%- if model.resource_type == 'sql_operation' %}
-    {#- an inline query (`dbt show --inline`): no model reads cdc_table_live_rows for it, so it
-        holds no rows; the same select runs here -#}
-    {{ cdc_table_live_rows_sql() }}
+{%- if cdc_has_rows(table_live_rows) %}
+    select * from {{ table_live_rows }}
 {%- else %}
-    select * from {{ ref('cdc_table_live_rows') }}
+    {#- not filled (no model read it when it was last built: a typed model built alone right after
+        it was added, an inline query), or no live rows at all: the same select runs here -#}
+    {{ cdc_table_live_rows_sql() }}
 {%- endif %}
 ),
 
