@@ -879,11 +879,12 @@ def _with_utf8_check(df: "DataFrame") -> "DataFrame":
     df.sparkSession.sql(f"create or replace temporary function {UTF8_ERROR_FUNCTION} as '{UTF8_ERROR_CLASS}'")
     df = df.withColumn("_bad_utf8", F.col("message_text").isNotNull() & ~F.expr("is_valid_utf8(message_text)"))
     bad = F.col("_bad_utf8")
+    content = _message_content()
     # one projection (Spark analyzes each withColumn on its own); each expression reads the input's columns
     return df.withColumns(
         {
-            "message_bytes": F.when(bad, _message_content()).otherwise(F.col("message_bytes")),
-            "decode_error": F.when(bad, F.call_function(UTF8_ERROR_FUNCTION, _message_content())).otherwise(
+            "message_bytes": F.when(bad, content).otherwise(F.col("message_bytes")),
+            "decode_error": F.when(bad, F.call_function(UTF8_ERROR_FUNCTION, content)).otherwise(
                 F.col("decode_error")
             ),
             "message_text": F.when(bad, F.lit(None).cast("string")).otherwise(F.col("message_text")),
