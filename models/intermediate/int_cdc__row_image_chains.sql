@@ -7,18 +7,30 @@
     names the change that started it ({"row_image_chain": "<change_id>"}); a change whose before
     image matches no live row cannot be chained and keeps a chain_problem (cdc_quarantine).
     A table: every build chains each such table's changes again from the first (a late change
-    can re-pair identical rows), in one pass per table (cdc_chain_row_images).
+    can re-pair identical rows), in one pass per table (cdc_chain_row_images). It reads only the
+    landings int_cdc__table_changes counts row-image changes in.
 -#}
 {{ config(materialized=cdc_materialized('table')) }}
 
 with
 
+row_image_landings as (
+    -- the landings that brought changes of tables keyed by row image, as int_cdc__table_changes
+    -- counts them: Spark reads only their partitions of int_cdc__changes (dynamic partition
+    -- pruning), so a lake without such tables reads no change at all
+    select distinct landing_seq
+    from {{ ref('int_cdc__table_changes') }}
+    where row_image_change_count > 0
+),
+
 row_image_changes as (
     select
-        *,
+        keyed_changes.*,
         1 as split_order
-    from {{ ref('int_cdc__changes') }}
-    where key_problem is null and key_source = 'row_image'
+    from {{ ref('int_cdc__changes') }} as keyed_changes
+    left semi join row_image_landings
+        on keyed_changes.landing_seq = row_image_landings.landing_seq
+    where keyed_changes.key_problem is null and keyed_changes.key_source = 'row_image'
 ),
 
 positioned as (
