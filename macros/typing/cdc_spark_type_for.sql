@@ -224,7 +224,7 @@
             'base', {{ cdc_type_base(source_type) }},
             'parameters', {{ cdc_type_parameters(source_type) }},
             'jdbc', try_cast(trim(cast({{ jdbc_type }} as string)) as int),
-            'name_code', {{ cdc_source_type_code(cdc_type_name(source_type)) }}
+            'name_code', {{ cdc_jdbc_type_for(source_type) }}
         )
     {%- endset -%}
     {%- set mapping -%}
