@@ -7,13 +7,15 @@
 with
 
 row_image_tables as (
+    -- the changes int_cdc__table_changes counted per landing, added up: a small table, not a
+    -- scan of every change
     select
         source_database,
         source_table,
-        count(*) as changes_keyed_by_row_image
-    from {{ ref('int_cdc__changes') }}
-    where key_problem is null and key_source = 'row_image'
+        sum(row_image_change_count) as changes_keyed_by_row_image
+    from {{ ref('int_cdc__table_changes') }}
     group by source_database, source_table
+    having sum(row_image_change_count) > 0
 )
 
 select
