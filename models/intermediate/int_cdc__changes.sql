@@ -40,14 +40,13 @@
     the stored ones and to those that read its rows; with at most var cdc_hash_join_max_rows, the
     ids meet their rows in an in-memory hash table; with more, the rows are sorted to meet them,
     which spills to disk -#}
-{%- set new_events = 'landing_seq > ' ~ watermark %}
-{%- set is_small_build = cdc_row_count_at_most(
-    ref('int_cdc__events'), new_events, var('cdc_broadcast_max_new_rows')
-) %}
+{%- set new_events = cdc_row_counts(ref('int_cdc__events'), 'landing_seq > ' ~ watermark, {'rows': 'true'}) %}
+{%- set new_event_count = new_events['rows'] if new_events is not none else none %}
+{%- set is_small_build = new_event_count is not none and new_event_count <= var('cdc_broadcast_max_new_rows') | int %}
 {%- set broadcast_new_changes = '/*+ broadcast(change_ids) */' if is_small_build else '' %}
 {%- if is_small_build %}
 {%- set join_new_ids = '/*+ broadcast(new_ids) */' %}
-{%- elif cdc_row_count_at_most(ref('int_cdc__events'), new_events, var('cdc_hash_join_max_rows')) %}
+{%- elif new_event_count is not none and new_event_count <= var('cdc_hash_join_max_rows') | int %}
 {%- set join_new_ids = '/*+ shuffle_hash(new_ids) */' %}
 {%- else %}
 {%- set join_new_ids = '' %}

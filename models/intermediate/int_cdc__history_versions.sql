@@ -32,13 +32,16 @@
 {%- set watermark = cdc_watermark() -%}
 {#- the changes chained here: keyed (tables keyed by row image are chained in int_cdc__row_image_versions) -#}
 {%- set chained = "key_problem is null and key_source != 'row_image'" -%}
+{#- the new changes, and those of them chained here, counted in one query -#}
+{%- set new_rows = cdc_row_counts(
+    ref('int_cdc__changes'), 'landing_seq > ' ~ watermark, {'changes': 'true', 'chained': chained}
+) if incremental else none -%}
 {#- a build without new changes to chain (landings of re-deliveries only) writes nothing -#}
-{%- set has_new_changes = not incremental or not cdc_row_count_at_most(
-    ref('int_cdc__changes'), 'landing_seq > ' ~ watermark ~ ' and ' ~ chained, 0
+{%- set has_new_changes = new_rows is none or new_rows['chained'] > 0 -%}
+{#- a small increment's keys are broadcast to the joins, not the history shuffled to them -#}
+{%- set is_small_increment = new_rows is not none and has_new_changes and cdc_is_small_increment(
+    ref('int_cdc__changes'), watermark, new_rows['changes']
 ) -%}
-{#- a small increment's keys are broadcast to the joins, not the history shuffled to them (not
-    counted when there is nothing to chain) -#}
-{%- set is_small_increment = has_new_changes and cdc_is_small_increment(ref('int_cdc__changes'), watermark) -%}
 {%- set broadcast_late_keys = '/*+ broadcast(late_keys) */' if is_small_increment else '' -%}
 {%- set broadcast_new_keys = '/*+ broadcast(new_keys) */' if is_small_increment else '' -%}
 {%- set broadcast_late_chains = '/*+ broadcast(late_chains) */' if is_small_increment else '' -%}
