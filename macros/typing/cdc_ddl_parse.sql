@@ -63,68 +63,71 @@
             )
         when {{ statement }} rlike '(?is)^alter\\s+(?:(?:online|offline|ignore)\\s+)*table\\s'
             then flatten(transform(
-                split(
-                    regexp_replace(
-                        {{ statement }},
-                        '(?is)^alter\\s+(?:(?:online|offline|ignore)\\s+)*table\\s+{{ id }}(?:\\.{{ id }})?\\s*',
-                        ''
+                transform(
+                    split(
+                        regexp_replace(
+                            {{ statement }},
+                            '(?is)^alter\\s+(?:(?:online|offline|ignore)\\s+)*table\\s+{{ id }}(?:\\.{{ id }})?\\s*',
+                            ''
+                        ),
+                        ',(?![^()]*\\))'
                     ),
-                    ',(?![^()]*\\))'
+                    alter_clause -> {{ cdc_ddl_trimmed('alter_clause') }}
                 ),
                 alter_clause -> case
-                    when {{ cdc_ddl_trimmed('alter_clause') }} rlike '(?is)^add\\s+(?:column\\s+)?(?!{{ not_a_column }}){{ id }}\\s+[A-Za-z]'
+                    when alter_clause rlike '(?is)^add\\s+(?:column\\s+)?(?!{{ not_a_column }}){{ id }}\\s+[A-Za-z]'
                         then array(named_struct(
                             'action', 'add',
-                            'column_name', {{ cdc_ddl_unquote("regexp_extract(" ~ cdc_ddl_trimmed('alter_clause') ~ ", '(?is)^add\\\\s+(?:column\\\\s+)?(" ~ id ~ ")', 1)") }},
-                            'source_type', regexp_extract({{ cdc_ddl_trimmed('alter_clause') }}, '(?is)^add\\s+(?:column\\s+)?{{ id }}\\s+({{ type }})', 1),
+                            'column_name', {{ cdc_ddl_unquote("regexp_extract(alter_clause, '(?is)^add\\\\s+(?:column\\\\s+)?(" ~ id ~ ")', 1)") }},
+                            'source_type', regexp_extract(alter_clause, '(?is)^add\\s+(?:column\\s+)?{{ id }}\\s+({{ type }})', 1),
                             'column_position', cast(null as int)
                         ))
-                    when {{ cdc_ddl_trimmed('alter_clause') }} rlike '(?is)^modify\\s+(?:column\\s+)?{{ id }}\\s+[A-Za-z]'
+                    when alter_clause rlike '(?is)^modify\\s+(?:column\\s+)?{{ id }}\\s+[A-Za-z]'
                         then array(named_struct(
                             'action', 'modify',
-                            'column_name', {{ cdc_ddl_unquote("regexp_extract(" ~ cdc_ddl_trimmed('alter_clause') ~ ", '(?is)^modify\\\\s+(?:column\\\\s+)?(" ~ id ~ ")', 1)") }},
-                            'source_type', regexp_extract({{ cdc_ddl_trimmed('alter_clause') }}, '(?is)^modify\\s+(?:column\\s+)?{{ id }}\\s+({{ type }})', 1),
+                            'column_name', {{ cdc_ddl_unquote("regexp_extract(alter_clause, '(?is)^modify\\\\s+(?:column\\\\s+)?(" ~ id ~ ")', 1)") }},
+                            'source_type', regexp_extract(alter_clause, '(?is)^modify\\s+(?:column\\s+)?{{ id }}\\s+({{ type }})', 1),
                             'column_position', cast(null as int)
                         ))
-                    when {{ cdc_ddl_trimmed('alter_clause') }} rlike '(?is)^change\\s+(?:column\\s+)?{{ id }}\\s+{{ id }}\\s+[A-Za-z]'
+                    when alter_clause rlike '(?is)^change\\s+(?:column\\s+)?{{ id }}\\s+{{ id }}\\s+[A-Za-z]'
                         then filter(
                             array(
                                 named_struct(
                                     'action', 'drop',
-                                    'column_name', {{ cdc_ddl_unquote("regexp_extract(" ~ cdc_ddl_trimmed('alter_clause') ~ ", '(?is)^change\\\\s+(?:column\\\\s+)?(" ~ id ~ ")', 1)") }},
+                                    'column_name', {{ cdc_ddl_unquote("regexp_extract(alter_clause, '(?is)^change\\\\s+(?:column\\\\s+)?(" ~ id ~ ")', 1)") }},
                                     'source_type', cast(null as string),
                                     'column_position', cast(null as int)
                                 ),
                                 named_struct(
                                     'action', 'add',
-                                    'column_name', {{ cdc_ddl_unquote("regexp_extract(" ~ cdc_ddl_trimmed('alter_clause') ~ ", '(?is)^change\\\\s+(?:column\\\\s+)?" ~ id ~ "\\\\s+(" ~ id ~ ")', 1)") }},
-                                    'source_type', regexp_extract({{ cdc_ddl_trimmed('alter_clause') }}, '(?is)^change\\s+(?:column\\s+)?{{ id }}\\s+{{ id }}\\s+({{ type }})', 1),
+                                    'column_name', {{ cdc_ddl_unquote("regexp_extract(alter_clause, '(?is)^change\\\\s+(?:column\\\\s+)?" ~ id ~ "\\\\s+(" ~ id ~ ")', 1)") }},
+                                    'source_type', regexp_extract(alter_clause, '(?is)^change\\s+(?:column\\s+)?{{ id }}\\s+{{ id }}\\s+({{ type }})', 1),
                                     'column_position', cast(null as int)
                                 )
                             ),
                             column_change -> not (
                                 column_change.action = 'drop'
-                                and lower(column_change.column_name) = lower({{ cdc_ddl_unquote("regexp_extract(" ~ cdc_ddl_trimmed('alter_clause') ~ ", '(?is)^change\\\\s+(?:column\\\\s+)?" ~ id ~ "\\\\s+(" ~ id ~ ")', 1)") }})
+                                and lower(column_change.column_name) = lower({{ cdc_ddl_unquote("regexp_extract(alter_clause, '(?is)^change\\\\s+(?:column\\\\s+)?" ~ id ~ "\\\\s+(" ~ id ~ ")', 1)") }})
                             )
                         )
-                    when {{ cdc_ddl_trimmed('alter_clause') }} rlike '(?is)^drop\\s+(?:column\\s+)?(?!{{ not_a_column }}|if\\s+exists\\b){{ id }}\\s*$'
+                    when alter_clause rlike '(?is)^drop\\s+(?:column\\s+)?(?!{{ not_a_column }}|if\\s+exists\\b){{ id }}\\s*$'
                         then array(named_struct(
                             'action', 'drop',
-                            'column_name', {{ cdc_ddl_unquote("regexp_extract(" ~ cdc_ddl_trimmed('alter_clause') ~ ", '(?is)^drop\\\\s+(?:column\\\\s+)?(" ~ id ~ ")', 1)") }},
+                            'column_name', {{ cdc_ddl_unquote("regexp_extract(alter_clause, '(?is)^drop\\\\s+(?:column\\\\s+)?(" ~ id ~ ")', 1)") }},
                             'source_type', cast(null as string),
                             'column_position', cast(null as int)
                         ))
-                    when {{ cdc_ddl_trimmed('alter_clause') }} rlike '(?is)^rename\\s+column\\s+{{ id }}\\s+to\\s+{{ id }}\\s*$'
+                    when alter_clause rlike '(?is)^rename\\s+column\\s+{{ id }}\\s+to\\s+{{ id }}\\s*$'
                         then array(
                             named_struct(
                                 'action', 'drop',
-                                'column_name', {{ cdc_ddl_unquote("regexp_extract(" ~ cdc_ddl_trimmed('alter_clause') ~ ", '(?is)^rename\\\\s+column\\\\s+(" ~ id ~ ")', 1)") }},
+                                'column_name', {{ cdc_ddl_unquote("regexp_extract(alter_clause, '(?is)^rename\\\\s+column\\\\s+(" ~ id ~ ")', 1)") }},
                                 'source_type', cast(null as string),
                                 'column_position', cast(null as int)
                             ),
                             named_struct(
                                 'action', 'add',
-                                'column_name', {{ cdc_ddl_unquote("regexp_extract(" ~ cdc_ddl_trimmed('alter_clause') ~ ", '(?is)\\\\s+to\\\\s+(" ~ id ~ ")\\\\s*$', 1)") }},
+                                'column_name', {{ cdc_ddl_unquote("regexp_extract(alter_clause, '(?is)\\\\s+to\\\\s+(" ~ id ~ ")\\\\s*$', 1)") }},
                                 'source_type', cast(null as string),
                                 'column_position', cast(null as int)
                             )
