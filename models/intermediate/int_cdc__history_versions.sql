@@ -42,7 +42,6 @@
 {%- set is_small_increment = new_rows is not none and has_new_changes and cdc_is_small_increment(
     ref('int_cdc__changes'), watermark, new_rows['changes']
 ) -%}
-{%- set broadcast_late_keys = '/*+ broadcast(late_keys) */' if is_small_increment else '' -%}
 {%- set broadcast_new_keys = '/*+ broadcast(new_keys) */' if is_small_increment else '' -%}
 {%- set broadcast_late_chains = '/*+ broadcast(late_chains) */' if is_small_increment else '' -%}
 {#- the columns of an event (cdc_version_events), as a stored version also holds them -#}
@@ -97,42 +96,61 @@ new_keys as (
     from new_events
 ),
 
-touched_current as (
+touched_keys as (
     -- the current versions of the keys with new events (the narrow keys are broadcast, or
-    -- shuffled with the current versions when the increment is large)
-    select {{ broadcast_new_keys }} current_versions.*
+    -- shuffled with the current versions when the increment is large), and the new events
+    select {{ broadcast_new_keys }}
+        {%- for c in event_columns %}
+        current_versions.{{ c }},
+        {%- endfor %}
+        current_versions.version_number as base_version_number,
+        current_versions.valid_from as base_valid_from,
+        current_versions.chain_start_landing as base_chain_start_landing
     from current_versions
     left semi join new_keys
         on {{ cdc_same_key('current_versions', 'new_keys') }}
+
+    union all
+
+    select
+        {%- for c in event_columns %}
+        new_events.{{ c }},
+        {%- endfor %}
+        {{ no_base_version }},
+        cast(null as bigint) as base_chain_start_landing
+    from new_events
 ),
 
-late_keys as (
-    select distinct
-        {%- for c in key_columns %}
-        new_events.{{ c }}{{ ',' if not loop.last }}
-        {%- endfor %}
-    from new_events
-    inner join touched_current
-        on {{ cdc_same_key('new_events', 'touched_current') }}
-    where {{ cdc_version_order('new_events') }} < {{ cdc_version_order('touched_current') }}
+late_marked as (
+    -- a key has late events when one of its new events orders before its current version: a
+    -- window per key over both finds them, with no join back to the current versions
+    select
+        *,
+        coalesce(
+            min(case when base_version_number is null then {{ cdc_version_order() }} end)
+                over (partition by {{ key_columns | join(', ') }})
+            < max(case when base_version_number is not null then {{ cdc_version_order() }} end)
+                over (partition by {{ key_columns | join(', ') }}),
+            false
+        ) as is_late_key
+    from touched_keys
 ),
 
 late_chains as (
     -- the chain each key with late events is on now: its current version's
     select
         {%- for c in key_columns %}
-        touched_current.{{ c }},
+        {{ c }},
         {%- endfor %}
-        touched_current.chain_start_landing
-    from touched_current
-    left semi join late_keys
-        on {{ cdc_same_key('touched_current', 'late_keys') }}
+        base_chain_start_landing as chain_start_landing
+    from late_marked
+    where is_late_key and base_version_number is not null
 ),
 
-late_key_events as (
+late_chain_versions as (
     -- keys with late events: every event so far, read back from the stored versions of their
     -- current chain (a chain holds every event of its key up to the build that wrote it; the
-    -- stored versions are narrower to read than int_cdc__changes), and their new events
+    -- stored versions are narrower to read than int_cdc__changes)
     select {{ broadcast_late_chains }}
         {%- for c in event_columns %}
         stored.{{ c }}{{ ',' if not loop.last }}
@@ -142,51 +160,32 @@ late_key_events as (
         on
             {{ cdc_same_key('stored', 'late_chains') }}
             and stored.chain_start_landing = late_chains.chain_start_landing
-
-    union all
-
-    select {{ broadcast_late_keys }}
-        {%- for c in event_columns %}
-        new_events.{{ c }}{{ ',' if not loop.last }}
-        {%- endfor %}
-    from new_events
-    left semi join late_keys
-        on {{ cdc_same_key('new_events', 'late_keys') }}
 ),
 
 chain_input as (
-    -- keys with late events: every event again, a new chain
+    -- keys with late events: their stored versions and new events again, as a new chain
     select
-        late_key_events.*,
+        late_chain_versions.*,
         {{ no_base_version }},
         cast({{ rechain_partition }} as bigint) as base_chain_start_landing
-    from late_key_events
+    from late_chain_versions
 
     union all
 
-    -- other touched keys: their current version, then the new events
-    select {{ broadcast_late_keys }}
+    -- the new events (a late key's as part of its new chain), and the current versions the other
+    -- touched keys continue from
+    select
         {%- for c in event_columns %}
-        touched_current.{{ c }},
+        {{ c }},
         {%- endfor %}
-        touched_current.version_number as base_version_number,
-        touched_current.valid_from as base_valid_from,
-        touched_current.chain_start_landing as base_chain_start_landing
-    from touched_current
-    left anti join late_keys
-        on {{ cdc_same_key('touched_current', 'late_keys') }}
-
-    union all
-
-    select {{ broadcast_late_keys }}
-        {%- for c in event_columns %}
-        new_events.{{ c }},
-        {%- endfor %}
-        {{ no_base_version }},
-        cast(null as bigint) as base_chain_start_landing
-    from new_events
-    left anti join late_keys
-        on {{ cdc_same_key('new_events', 'late_keys') }}
+        base_version_number,
+        base_valid_from,
+        case
+            when is_late_key then cast({{ rechain_partition }} as bigint)
+            else base_chain_start_landing
+        end as base_chain_start_landing
+    from late_marked
+    where not is_late_key or base_version_number is null
 ),
 
 {% else %}
