@@ -51,6 +51,9 @@
     'landing_seq', 'message_index', 'element_index', 'row_index', 'split_order', 'message_id',
     'landed_at',
 ] -%}
+{#- the windows of the numbering: a key's rows in their order, and those up to the current one -#}
+{%- set in_key_order = 'partition by ' ~ (key_columns | join(', ')) ~ ' order by version_order' -%}
+{%- set rows_so_far = in_key_order ~ ' rows between unbounded preceding and current row' -%}
 {#- where this build writes the closed versions of re-chained keys -#}
 {%- set rechain_partition = watermark + 1 -%}
 {#- a chain input row that does not continue from a stored version -#}
@@ -200,45 +203,37 @@ chain_input as (
 
 {% endif %}
 
+ordered_input as (
+    -- each row with its place in its key's order: one column that every window below sorts by,
+    -- so Spark sorts a key's rows once for all of them (a continued key's current version orders
+    -- before its new events, or the key would have late events)
+    select
+        *,
+        {{ cdc_version_order() }} as version_order
+    from chain_input
+),
+
 numbered as (
     select
         *,
-        coalesce(
-            base_version_number,
-            coalesce(max(base_version_number) over (partition by {{ key_columns | join(', ') }}), 0)
-            + row_number() over (
-                partition by {{ key_columns | join(', ') }}, base_version_number is null
-                order by {{ cdc_version_order() }}
-            )
-        ) as version_number,
-        max(coalesce(base_valid_from, event_ts, landed_at)) over (
-            partition by {{ key_columns | join(', ') }}
-            order by {{ cdc_version_order() }}
-            rows between unbounded preceding and current row
-        ) as valid_from,
+        -- a continued key counts on from its current version, its first row; any other from 1
+        coalesce(first_value(base_version_number) over ({{ rows_so_far }}) - 1, 0)
+        + row_number() over ({{ in_key_order }}) as version_number,
+        max(coalesce(base_valid_from, event_ts, landed_at)) over ({{ rows_so_far }}) as valid_from,
         -- a re-chained key's rows all carry the new chain; a continued key's current version
         -- carries its chain; a key chained once from its first change has 0
         coalesce(
-            max(base_chain_start_landing) over (partition by {{ key_columns | join(', ') }}),
+            first_value(base_chain_start_landing) over ({{ rows_so_far }}),
             cast(0 as bigint)
         ) as chain_start_landing
-    from chain_input
+    from ordered_input
 ),
 
 chained as (
     select
         *,
-        lead(valid_from) over (
-            partition by {{ key_columns | join(', ') }}
-            order by version_number
-        ) as valid_to,
-        coalesce(
-            lead(landing_seq) over (
-                partition by {{ key_columns | join(', ') }}
-                order by version_number
-            ),
-            0
-        ) as closed_in_landing
+        lead(valid_from) over ({{ in_key_order }}) as valid_to,
+        coalesce(lead(landing_seq) over ({{ in_key_order }}), 0) as closed_in_landing
     from numbered
 ),
 
