@@ -51,8 +51,9 @@
     'landing_seq', 'message_index', 'element_index', 'row_index', 'split_order', 'message_id',
     'landed_at',
 ] -%}
-{#- the windows of the numbering: a key's rows in their order, and those up to the current one -#}
-{%- set in_key_order = 'partition by ' ~ (key_columns | join(', ')) ~ ' order by version_order' -%}
+{#- the windows: a key's rows; in their order (the numbering); and those up to the current one -#}
+{%- set by_key = 'partition by ' ~ (key_columns | join(', ')) -%}
+{%- set in_key_order = by_key ~ ' order by version_order' -%}
 {%- set rows_so_far = in_key_order ~ ' rows between unbounded preceding and current row' -%}
 {#- where this build writes the closed versions of re-chained keys -#}
 {%- set rechain_partition = watermark + 1 -%}
@@ -131,9 +132,9 @@ late_marked as (
         *,
         coalesce(
             min(case when base_version_number is null then {{ cdc_version_order() }} end)
-                over (partition by {{ key_columns | join(', ') }})
+                over ({{ by_key }})
             < max(case when base_version_number is not null then {{ cdc_version_order() }} end)
-                over (partition by {{ key_columns | join(', ') }}),
+                over ({{ by_key }}),
             false
         ) as is_late_key
     from touched_keys
