@@ -35,9 +35,17 @@ is ignored without a warning)."""
 
 DEFAULT_JVM_OPTIONS = (
     "-XX:Tier4InvocationThreshold=50000 -XX:Tier4MinInvocationThreshold=6000 "
-    "-XX:Tier4CompileThreshold=60000 -XX:Tier4BackEdgeThreshold=400000"
+    "-XX:Tier4CompileThreshold=60000 -XX:Tier4BackEdgeThreshold=400000 -XX:+UseParallelGC"
 )
-"""The driver JVM's options unless CDC_LAKE_JVM_OPTIONS gives others: the JIT's C2 compiler waits
+"""The driver JVM's options unless CDC_LAKE_JVM_OPTIONS gives others.
+
+The parallel collector, not the JDK's default G1: a build is a batch job with no pauses to keep
+short, and G1 keeps more memory for itself. The full-build queries of int_cdc__events and
+int_cdc__changes at 10,000,000 messages, one process each, in turns: a peak of 4.55 GiB against
+5.09 GiB with G1; 366.0, 366.2, 376.8 s against 375.7, 378.7 s, the same CPU time within the
+machine's drift (benchmarks/RESULTS.md).
+
+The JIT's C2 compiler waits
 for ten times the calls and loop turns (four times the tier-4 compile threshold) before it compiles
 a method. Spark generates and loads new classes for every query, and on 2 cores C2 compiling code
 that runs a few hundred times took CPU from the queries: a 1% increment of the 1,000,000-message

@@ -129,9 +129,10 @@ def test_jvm_options_are_the_class_archives_then_the_variables(monkeypatch):
     assert load_settings().spark_conf()["spark.driver.extraJavaOptions"] == DEFAULT_JVM_OPTIONS
 
 
-def test_default_jvm_options_start_this_jdk_with_c2_later():
+def test_default_jvm_options_start_this_jdk_with_c2_later_and_the_parallel_collector():
     """The default driver options are options of the JDK in use (a JVM stops at once on an option
-    it does not know), and they raise C2's thresholds, leaving C1 and the rest as they are."""
+    it does not know): the parallel collector, and C2's thresholds raised, leaving C1 and the rest
+    as the parallel collector's defaults have them."""
     from cdc_lake.settings import DEFAULT_JVM_OPTIONS
 
     def flags(*options: str) -> dict[str, str]:
@@ -141,7 +142,8 @@ def test_default_jvm_options_start_this_jdk_with_c2_later():
         assert result.returncode == 0, result.stderr
         return {m.group(1): m.group(2) for m in re.finditer(r"^\s*\S+ (\w+)\s+= (\S+)", result.stdout, re.M)}
 
-    defaults, ours = flags(), flags(*DEFAULT_JVM_OPTIONS.split())
+    defaults, ours = flags("-XX:+UseParallelGC"), flags(*DEFAULT_JVM_OPTIONS.split())
+    assert ours["UseParallelGC"] == "true" and ours["UseG1GC"] == "false"
     assert int(ours["Tier4InvocationThreshold"]) == 10 * int(defaults["Tier4InvocationThreshold"])
     assert int(ours["Tier4BackEdgeThreshold"]) == 10 * int(defaults["Tier4BackEdgeThreshold"])
     assert int(ours["Tier4CompileThreshold"]) == 4 * int(defaults["Tier4CompileThreshold"])
