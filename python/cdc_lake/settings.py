@@ -42,8 +42,9 @@ DEFAULT_JVM_OPTIONS = (
 The parallel collector, not the JDK's default G1: a build is a batch job with no pauses to keep
 short, and G1 keeps more memory for itself. The full-build queries of int_cdc__events and
 int_cdc__changes at 10,000,000 messages, one process each, in turns: a peak of 4.55 GiB against
-5.09 GiB with G1; 366.0, 366.2, 376.8 s against 375.7, 378.7 s, the same CPU time within the
-machine's drift (benchmarks/RESULTS.md).
+5.09 GiB with G1; 366.0, 366.2, 376.8 s against 375.7, 378.7 s. A `dbt build` with nothing new on
+that lake (the fixed cost of every model and test): 47.1, 50.3 s against 53.8, 66.0 s with G1
+(benchmarks/RESULTS.md, 2026-12-06).
 
 The JIT's C2 compiler waits
 for ten times the calls and loop turns (four times the tier-4 compile threshold) before it compiles
