@@ -49,10 +49,10 @@ that lake (the fixed cost of every model and test): 47.1, 50.3 s against 53.8, 6
 The JIT's C2 compiler waits for ten times the calls and loop turns (four times the tier-4 compile
 threshold) before it compiles a method. Spark generates and loads new classes for every query, and
 on 2 cores C2 compiling code that runs a few hundred times took CPU from the queries: a 1% increment
-of the 1,000,000-message benchmark built in 58.5, 61.8 s against 67.6, 68.6 s with the JVM's
-defaults, its landing 12.3, 12.6 s against 14.1, 13.6 s, while the full build's hot loops still get
-C2 (150.6, 158.1 s against 159.5, 168.8 s; C1 alone, SHORT_RUN_JVM_OPTIONS, 201.0 s;
-benchmarks/RESULTS.md)."""
+of the 1,000,000-message benchmark built in 58.5, 61.8 s against 67.6, 68.6 s with the JVM's default
+thresholds (both with G1, then the collector), its landing 12.3, 12.6 s against 14.1, 13.6 s, while
+the full build's hot loops still get C2 (150.6, 158.1 s against 159.5, 168.8 s; C1 alone,
+SHORT_RUN_JVM_OPTIONS, 201.0 s; benchmarks/RESULTS.md)."""
 
 SHORT_RUN_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m -XX:+UseParallelGC"
 """Driver JVM options for short runs over small data (the demo, the test suite): compile with C1
