@@ -13,6 +13,10 @@
           the insert (4-6 s for int_cdc__events).
         - After it wrote, the table is marked 'complete', with the landings its inputs had
           processed when it read them (cdc_input_landings_processed): its next watermark.
+        - A run with nothing new (cdc_has_nothing_new: the inputs processed no landing since the
+          model's last build, which finished) runs no statement at all: its query would write no
+          row, and the table and its marks stay as they are (a build of the samples with nothing
+          landed: 0.1-0.6 s per such model instead of 1-6 s).
     -#}
     {%- do cdc_clear_orphan_location(this) -%}
     {#- the table's properties and watermark, read once per run (cdc_run_cache): what the model's
@@ -22,10 +26,16 @@
         {%- do cdc_clear_unfinished_build(this, cdc_restart_watermark(this, cdc_properties_before_build())) -%}
     {%- endif -%}
     {%- set watermark = cdc_watermark() -%}
-    {%- do cdc_mark_build(this, 'running', built_above=watermark) -%}
     {#- what the inputs processed, read before the model reads them: what this build covers -#}
     {%- set built_through = cdc_input_landings_processed()
         if cdc_partition_columns(config.get('partition_by')) == ['landing_seq'] else none -%}
+    {%- if incremental_run and cdc_has_nothing_new(watermark, built_through) -%}
+        {#- no statement, the table and its marks as they are; the data tests check nothing new -#}
+        {%- do cdc_run_cache().update({'built above of ' ~ this: watermark}) -%}
+        {%- do store_result('main', response='OK: nothing new above landing ' ~ watermark) -%}
+        {{ return({'relations': [this]}) }}
+    {%- endif -%}
+    {%- do cdc_mark_build(this, 'running', built_above=watermark) -%}
     {%- if incremental_run and cdc_can_insert_overwrite() -%}
         {%- set result = cdc_insert_overwrite() -%}
     {%- else -%}
@@ -53,6 +63,23 @@
     {%- endif -%}
     {%- set relation = adapter.get_relation(this.database, this.schema, this.table) -%}
     {{- return(relation is not none and relation.type == 'table' and not should_full_refresh()) -}}
+{% endmacro %}
+
+
+{% macro cdc_has_nothing_new(watermark, built_through) %}
+    {#-
+        True when an incremental run of the model being built has nothing to do: its last build
+        finished, its inputs have processed exactly the landings its table has (`built_through`,
+        cdc_input_landings_processed, equals its `watermark`), and its builds write only the
+        partitions of landings above the watermark (cdc_resumable, the default). Its query would
+        read no new landing and write no row.
+    -#}
+    {{- return(
+        built_through is not none
+        and built_through == watermark
+        and config.get('cdc_resumable', true)
+        and cdc_restart_watermark(this, cdc_properties_before_build()) is none
+    ) -}}
 {% endmacro %}
 
 

@@ -335,3 +335,31 @@ def test_a_build_without_new_changes_writes_no_history(runs, lake, tmp_path):
     assert snapshot(lake) == before
     audit = lake.rows("select * from {schema}.cdc_landing_audit where landed_input like '%/redelivered.jsonl'")
     assert [(r["landed_messages"], r["duplicate_messages"], r["unaccounted_messages"]) for r in audit] == [(1, 1, 0)]
+
+
+LANDING_MODELS = (
+    "int_cdc__changes", "int_cdc__ddl", "int_cdc__ddl_keys", "int_cdc__table_changes",
+    "int_cdc__column_observations", "int_cdc__message_outcomes", "int_cdc__landing_input_counts",
+)
+"""The incremental models partitioned by landing_seq that read only other models' new landings."""
+
+
+def test_a_build_with_nothing_new_leaves_the_landing_models_alone(runs, lake):
+    """Last in the module (after the landing above): a build with nothing landed since the last
+    one runs no statement for LANDING_MODELS (their tables, files and build marks stay as they
+    are) and their data tests check no landing; int_cdc__conversion_checks, which may check old
+    landings again, still runs. Every table is as it was."""
+    newest = lake.rows("select max(landing_seq) as n from {schema}_raw.landings")[0]["n"]
+    before = snapshot(lake), derived(lake)
+    marks = {model: lake.rows(f"show tblproperties {{schema}}.{model}") for model in LANDING_MODELS}
+    files = {model: partition_files(lake, model, f"landing_seq={newest}") for model in ("int_cdc__message_outcomes",)}
+    result = lake.build(*UNREAD)
+    messages = {r.node.name: r.message for r in result.results if r.node.resource_type == "model"}
+    for model in LANDING_MODELS:
+        assert messages[model] == f"OK: nothing new above landing {newest}", model
+        assert lake.rows(f"show tblproperties {{schema}}.{model}") == marks[model], model
+    assert messages["int_cdc__conversion_checks"] != f"OK: nothing new above landing {newest}"
+    assert {model: partition_files(lake, model, f"landing_seq={newest}") for model in files} == files
+    assert (snapshot(lake), derived(lake)) == before
+    tested = _test_sql(result)
+    assert re.search(rf"landing_seq > {newest}\b", tested["not_null_int_cdc__message_outcomes_message_id"])
