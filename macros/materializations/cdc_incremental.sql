@@ -22,14 +22,13 @@
     {#- the table's properties and watermark, read once per run (cdc_run_cache): what the model's
         compilation read -#}
     {%- set incremental_run = cdc_is_incremental_run() -%}
-    {%- if incremental_run -%}
-        {%- do cdc_clear_unfinished_build(this, cdc_restart_watermark(this, cdc_properties_before_build())) -%}
-    {%- endif -%}
+    {%- set restart_from = cdc_restart_watermark(this, cdc_properties_before_build()) if incremental_run else none -%}
+    {%- do cdc_clear_unfinished_build(this, restart_from) -%}
     {%- set watermark = cdc_watermark() -%}
     {#- what the inputs processed, read before the model reads them: what this build covers -#}
     {%- set built_through = cdc_input_landings_processed()
         if cdc_partition_columns(config.get('partition_by')) == ['landing_seq'] else none -%}
-    {%- if incremental_run and cdc_has_nothing_new(watermark, built_through) -%}
+    {%- if incremental_run and cdc_has_nothing_new(watermark, built_through, restart_from) -%}
         {#- no statement, the table and its marks as they are; the data tests check nothing new -#}
         {%- do cdc_run_cache().update({'built above of ' ~ this: watermark}) -%}
         {%- do store_result('main', response='OK: nothing new above landing ' ~ watermark) -%}
@@ -66,10 +65,10 @@
 {% endmacro %}
 
 
-{% macro cdc_has_nothing_new(watermark, built_through) %}
+{% macro cdc_has_nothing_new(watermark, built_through, restart_from) %}
     {#-
         True when an incremental run of the model being built has nothing to do: its last build
-        finished, its inputs have processed exactly the landings its table has (`built_through`,
+        finished (`restart_from`, cdc_restart_watermark, is none), its inputs have processed exactly the landings its table has (`built_through`,
         cdc_input_landings_processed, equals its `watermark`), and its builds write only the
         partitions of landings above the watermark (cdc_resumable, the default). Its query would
         read no new landing and write no row.
@@ -78,7 +77,7 @@
         built_through is not none
         and built_through == watermark
         and config.get('cdc_resumable', true)
-        and cdc_restart_watermark(this, cdc_properties_before_build()) is none
+        and restart_from is none
     ) -}}
 {% endmacro %}
 
